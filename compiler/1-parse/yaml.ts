@@ -1,0 +1,42 @@
+import { load, boolYaml11Tag, CORE_SCHEMA, defineScalarTag, NOT_RESOLVED, Schema, YAML11_SCHEMA } from 'js-yaml';
+import { RuleSpecError, positionAt } from '../diagnostics.js';
+
+// Module files are read as YAML 1.2 core (dates stay strings), companion tests as YAML 1.1
+// (unquoted dates are dates), as the reference tooling does. Duplicate keys are an error in both.
+
+// YAML 1.1 booleans as the reference test runner (PyYAML) reads them: yes/no/on/off/true/false,
+// but not the single letters y/n, which stay text (an `os_code: Y` is the letter Y).
+const PY_BOOLEANS: Record<string, boolean> = {};
+for (const word of ['yes', 'true', 'on']) for (const w of [word, word[0].toUpperCase() + word.slice(1), word.toUpperCase()]) PY_BOOLEANS[w] = true;
+for (const word of ['no', 'false', 'off']) for (const w of [word, word[0].toUpperCase() + word.slice(1), word.toUpperCase()]) PY_BOOLEANS[w] = false;
+
+const testBoolTag = defineScalarTag('tag:yaml.org,2002:bool', {
+  implicit: true,
+  implicitFirstChars: ['y', 'Y', 't', 'T', 'o', 'O', 'n', 'N', 'f', 'F'],
+  resolve: (source) => (source in PY_BOOLEANS ? PY_BOOLEANS[source] : NOT_RESOLVED),
+  identify: (data) => typeof data === 'boolean',
+});
+
+const TEST_SCHEMA = new Schema(YAML11_SCHEMA.tags.map((tag) => (tag === boolYaml11Tag ? testBoolTag : tag)));
+
+export function loadModuleYaml(text: string, file: string): unknown {
+  return loadYaml(text, file, CORE_SCHEMA);
+}
+
+export function loadTestYaml(text: string, file: string): unknown {
+  return loadYaml(text, file, TEST_SCHEMA);
+}
+
+function loadYaml(text: string, file: string, schema: typeof CORE_SCHEMA): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return load(text, { schema, filename: file, maxDepth: 200 });
+  } catch (err) {
+    const e = err as { reason?: string; message?: string; mark?: { position?: number } };
+    const reason = e.reason ?? String(e.message ?? err).split('\n')[0];
+    const offset = e.mark?.position;
+    throw new RuleSpecError('yaml_syntax', `YAML: ${reason}`, {
+      position: offset === undefined ? undefined : positionAt(file, text, offset),
+    });
+  }
+}

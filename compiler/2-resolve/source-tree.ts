@@ -1,0 +1,84 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseModuleText, type ParsedModule } from '../1-parse/module.js';
+
+// One or more encoding roots, each holding jurisdiction folders (`us/`, `us-co/`, …).
+// A module target `us-co:regulations/x/y` is the file `<root>/us-co/regulations/x/y.yaml`
+// in the first root that has it.
+
+const JURISDICTION = /^[a-z]{2}(-[a-z0-9]{1,4})?$/;
+
+export function isJurisdictionDir(name: string): boolean {
+  return JURISDICTION.test(name);
+}
+
+export function splitTarget(target: string): { jurisdiction: string; path: string } | undefined {
+  const colon = target.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { jurisdiction: target.slice(0, colon), path: target.slice(colon + 1) };
+}
+
+export class SourceTree {
+  readonly roots: string[];
+  private readonly modules = new Map<string, ParsedModule | null>();
+
+  constructor(roots: string[]) {
+    this.roots = roots.map((r) => path.resolve(r));
+  }
+
+  fileFor(target: string): string | undefined {
+    const parts = splitTarget(target);
+    if (!parts || parts.path.includes('..')) return undefined;
+    for (const root of this.roots) {
+      const file = path.join(root, parts.jurisdiction, `${parts.path}.yaml`);
+      if (existsSync(file)) return file;
+    }
+    return undefined;
+  }
+
+  /** The target of a module file under one of the roots, or undefined if it is outside them. */
+  targetFor(file: string): string | undefined {
+    const abs = path.resolve(file);
+    for (const root of this.roots) {
+      const rel = path.relative(root, abs);
+      if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
+      const segments = rel.split(path.sep);
+      if (segments.length < 2 || !isJurisdictionDir(segments[0])) continue;
+      const rest = segments.slice(1).join('/').replace(/\.ya?ml$/, '');
+      return `${segments[0]}:${rest}`;
+    }
+    return undefined;
+  }
+
+  /** Parsed module for a target (cached); null when no file exists. */
+  module(target: string): ParsedModule | null {
+    let mod = this.modules.get(target);
+    if (mod === undefined) {
+      const file = this.fileFor(target);
+      mod = file ? parseModuleText(readFileSync(file, 'utf8'), file, target) : null;
+      this.modules.set(target, mod);
+    }
+    return mod;
+  }
+
+  /** Forget a cached module (after its file changed). */
+  invalidate(target: string): void {
+    this.modules.delete(target);
+  }
+}
+
+/** Every file under `dir` (recursively) whose name passes `accept`, sorted for stable order. */
+export function walkFiles(dir: string, accept: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  const visit = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.isFile() && accept(entry.name)) out.push(full);
+      else if (entry.isSymbolicLink() && statSync(full).isFile() && accept(entry.name)) out.push(full);
+    }
+  };
+  visit(dir);
+  return out;
+}

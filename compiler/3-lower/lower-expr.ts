@@ -1,0 +1,309 @@
+import type { Expr } from '../1-parse/formula/ast.js';
+import type { Formula, ParsedModule } from '../1-parse/module.js';
+import { RuleSpecError } from '../diagnostics.js';
+import { Decimal } from '../engine/values.js';
+import { FUNCTIONS, arityText } from './functions.js';
+import type { CmpOp, JudgmentExpr, ScalarExpr } from './ir.js';
+
+// Lowering of one formula in scalar or judgment position. Identifier resolution follows the
+// flat namespace of the closure:
+//   scalar:   period_start/period_end → parameter (cell 0) → derived rule → input slot
+//   judgment: derived rule → (derived-relation predicates: relation membership) → input == true
+// Undeclared names are inputs; they are never compile errors.
+
+/** What the lowerer can ask of the program being built. */
+export interface Symbols {
+  derived(name: string): number | undefined;
+  /** Rules written `kind: derived` (the only rules a derived-relation predicate sees). */
+  writtenDerived(name: string): number | undefined;
+  parameter(name: string): number | undefined;
+  ruleEntity(rule: number): string;
+  ruleOrigin(rule: number): ParsedModule;
+  hasRelationNamed(name: string): boolean;
+  /** Resolve a relation name used by a formula of `module` (see relations.ts). */
+  relation(name: string, module: ParsedModule, ruleEntity: string, refersToForeignRule: boolean): number;
+}
+
+export interface Dependencies {
+  rules: Set<number>;
+  params: Set<number>;
+  inputs: Set<string>;
+  relations: Set<number>;
+}
+
+export interface PredicateContext {
+  /** Entity label of the derived relation's current slot: rules of that entity read the current entity. */
+  currentEntity?: string;
+}
+
+export class FormulaLowerer {
+  constructor(
+    private readonly symbols: Symbols,
+    private readonly formula: Formula,
+    private readonly module: ParsedModule,
+    private readonly ruleEntity: string,
+    private readonly deps: Dependencies,
+    private readonly predicate?: PredicateContext,
+  ) {}
+
+  private error(code: RuleSpecError['code'], message: string, at: Expr): never {
+    throw new RuleSpecError(code, message, {
+      location: { file: this.module.file, path: this.formula.path, offset: at.pos, scalar: this.formula.text },
+    });
+  }
+
+  private source(e: Expr): string {
+    switch (e.t) {
+      case 'name':
+        return e.name;
+      case 'num':
+        return e.value;
+      case 'str':
+        return JSON.stringify(e.value);
+      case 'bool':
+        return String(e.value);
+      case 'call':
+        return `${e.callee}(…)`;
+      case 'binary':
+        return `\`${e.op}\``;
+      case 'unary':
+        return `\`${e.op}\``;
+      default:
+        return `\`${e.t}\``;
+    }
+  }
+
+  private input(slot: string): string {
+    this.deps.inputs.add(slot);
+    return slot;
+  }
+
+  // ---- scalar position -------------------------------------------------------------------
+
+  scalar(e: Expr): ScalarExpr {
+    switch (e.t) {
+      case 'num':
+        return { k: 'lit', v: new Decimal(e.value) };
+      case 'str':
+        return { k: 'lit', v: e.value };
+      case 'bool':
+        return { k: 'lit', v: e.value };
+      case 'name':
+        return this.scalarName(e.name);
+      case 'unary':
+        if (e.op === 'not') this.needValue(e, '`not`');
+        return { k: 'neg', a: this.scalar(e.arg) };
+      case 'binary':
+        if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') {
+          return { k: 'arith', op: e.op, a: this.scalar(e.left), b: this.scalar(e.right) };
+        }
+        return this.needValue(e, e.op === 'and' || e.op === 'or' ? `\`${e.op}\`` : `the comparison \`${e.op}\``);
+      case 'if':
+        return {
+          k: 'if',
+          branches: e.branches.map((b) => ({ cond: this.judgment(b.cond), then: this.scalar(b.then) })),
+          otherwise: this.scalar(e.otherwise),
+        };
+      case 'match':
+        return this.match(e);
+      case 'index': {
+        if (e.target.t !== 'name') this.error('invalid_reference', 'only a parameter can be indexed (`table[key]`)', e);
+        const param = this.predicate ? undefined : this.symbols.parameter(e.target.name);
+        if (param === undefined) {
+          this.error('invalid_reference', `\`${e.target.name}[…]\`: only a parameter can be indexed, and \`${e.target.name}\` is not a parameter in this import closure`, e.target);
+        }
+        this.deps.params.add(param);
+        return { k: 'param', param, key: this.scalar(e.index) };
+      }
+      case 'field':
+        return this.error('position_mismatch', `\`.${e.field}\` is only allowed inside len(relation.field) or sum(relation.field)`, e);
+      case 'call':
+        return this.scalarCall(e);
+    }
+  }
+
+  private needValue(e: Expr, what: string): never {
+    this.error('position_mismatch', `${what} yields a judgment, but a value is needed here; give the rule \`dtype: Judgment\`, or choose a value with \`if … : … else: …\``, e);
+  }
+
+  private scalarName(name: string): ScalarExpr {
+    if (name === 'period_start') return { k: 'period_start' };
+    if (name === 'period_end') return { k: 'period_end' };
+    if (!this.predicate) {
+      const param = this.symbols.parameter(name);
+      if (param !== undefined) {
+        this.deps.params.add(param);
+        return { k: 'param', param, key: null };
+      }
+    }
+    const rule = this.predicate ? this.symbols.writtenDerived(name) : this.symbols.derived(name);
+    if (rule !== undefined) {
+      this.deps.rules.add(rule);
+      return { k: 'rule', rule };
+    }
+    return { k: 'input', slot: this.input(name) };
+  }
+
+  private match(e: Extract<Expr, { t: 'match' }>): ScalarExpr {
+    // `match s: p1 => r1 … pn => rn` ≡ if s == p1: r1 … else: <`_` arm, or else the last arm's result>
+    const subject = this.scalar(e.subject);
+    const last = e.arms[e.arms.length - 1];
+    const conditional = last.pattern === null ? e.arms.slice(0, -1) : e.arms;
+    if (conditional.length === 0) return this.scalar(last.result);
+    return {
+      k: 'if',
+      branches: conditional.map((arm) => ({
+        cond: { k: 'cmp', op: '==', a: subject, b: this.scalar(arm.pattern!) } as JudgmentExpr,
+        then: this.scalar(arm.result),
+      })),
+      otherwise: this.scalar(last.result),
+    };
+  }
+
+  private checkCall(e: Extract<Expr, { t: 'call' }>, position: 'scalar' | 'judgment') {
+    const spec = FUNCTIONS[e.callee];
+    if (!spec) {
+      const known = Object.keys(FUNCTIONS).filter((f) => FUNCTIONS[f].position === position);
+      this.error('unknown_function', `unknown function \`${e.callee}\` (functions allowed here: ${known.join(', ')})`, e);
+    }
+    if (spec.position !== position) {
+      if (position === 'judgment') this.error('position_mismatch', `${spec.usage} yields a value, but a judgment is needed here; compare it (e.g. \`${e.callee}(…) > 0\`)`, e);
+      this.needValue(e, spec.usage);
+    }
+    if (e.args.length < spec.min || e.args.length > spec.max) {
+      this.error('wrong_arity', `${e.callee} takes ${arityText(spec)}, got ${e.args.length} (${spec.usage})`, e);
+    }
+  }
+
+  private scalarCall(e: Extract<Expr, { t: 'call' }>): ScalarExpr {
+    this.checkCall(e, 'scalar');
+    const args = e.args;
+    switch (e.callee) {
+      case 'max':
+      case 'min':
+        return { k: 'minmax', op: e.callee, args: args.map((a) => this.scalar(a)) };
+      case 'floor':
+      case 'ceil':
+        return { k: e.callee, a: this.scalar(args[0]) };
+      case 'days_between':
+      case 'date_add_days':
+        return { k: e.callee, a: this.scalar(args[0]), b: this.scalar(args[1]) };
+      case 'len': {
+        const relName = args[0].t === 'field' ? this.bareName(args[0].target, 'len') : this.bareName(args[0], 'len');
+        return { k: 'count', rel: this.relation(relName, []), pred: null };
+      }
+      case 'count_where': {
+        const relName = this.bareName(args[0], 'count_where');
+        const predName = this.bareName(args[1], 'count_where');
+        return { k: 'count', rel: this.relation(relName, [predName]), pred: this.memberJudgment(predName) };
+      }
+      case 'sum': {
+        if (args[0].t !== 'field') this.error('invalid_reference', 'sum takes `relation.field` (e.g. `sum(members.income)`)', args[0]);
+        const relName = this.bareName(args[0].target, 'sum');
+        return { k: 'sum', rel: this.relation(relName, [args[0].field]), value: this.memberValue(args[0].field), pred: null };
+      }
+      case 'sum_where': {
+        const relName = this.bareName(args[0], 'sum_where');
+        const field = this.bareName(args[1], 'sum_where');
+        const pred = this.bareName(args[2], 'sum_where');
+        return { k: 'sum', rel: this.relation(relName, [field, pred]), value: this.memberValue(field), pred: this.memberJudgment(pred) };
+      }
+      default:
+        args.forEach((a) => this.scalar(a));
+        return { k: 'over_periods', fn: e.callee };
+    }
+  }
+
+  private bareName(e: Expr, fn: string): string {
+    if (e.t !== 'name') this.error('invalid_reference', `the arguments of ${fn} must be bare names (${FUNCTIONS[fn].usage})`, e);
+    return e.name;
+  }
+
+  private relation(name: string, memberNames: string[]): number {
+    const foreign = memberNames.some((n) => {
+      const r = this.symbols.derived(n);
+      return r !== undefined && this.symbols.ruleOrigin(r) !== this.module;
+    });
+    const rel = this.symbols.relation(name, this.module, this.ruleEntity, foreign);
+    this.deps.relations.add(rel);
+    return rel;
+  }
+
+  /** A relation aggregate's field: a derived rule, else an input, read on the member. */
+  private memberValue(name: string): ScalarExpr {
+    const rule = this.symbols.derived(name);
+    if (rule !== undefined) {
+      this.deps.rules.add(rule);
+      return { k: 'rule', rule };
+    }
+    return { k: 'input', slot: this.input(name) };
+  }
+
+  private memberJudgment(name: string): JudgmentExpr {
+    const rule = this.symbols.derived(name);
+    if (rule !== undefined) {
+      this.deps.rules.add(rule);
+      return { k: 'jrule', rule };
+    }
+    return { k: 'jinput', slot: this.input(name) };
+  }
+
+  // ---- judgment position -----------------------------------------------------------------
+
+  judgment(e: Expr): JudgmentExpr {
+    switch (e.t) {
+      case 'bool':
+        return { k: 'const', holds: e.value };
+      case 'name':
+        return this.judgmentName(e.name);
+      case 'unary':
+        if (e.op === '-') return this.needJudgment(e, 'unary `-`');
+        return { k: 'not', a: this.judgment(e.arg) };
+      case 'binary':
+        if (e.op === 'and' || e.op === 'or') return { k: e.op, a: this.judgment(e.left), b: this.judgment(e.right) };
+        if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') return this.needJudgment(e, `arithmetic \`${e.op}\``);
+        return { k: 'cmp', op: e.op as CmpOp, a: this.scalar(e.left), b: this.scalar(e.right) };
+      case 'call':
+        if (e.callee === 'exactly_one') {
+          this.checkCall(e, 'judgment');
+          return { k: 'exactly_one', args: e.args.map((a) => this.judgment(a)) };
+        }
+        this.checkCall(e, 'judgment');
+        return this.needJudgment(e, e.callee);
+      case 'num':
+      case 'str':
+        return this.needJudgment(e, `the literal ${this.source(e)}`);
+      case 'if':
+        return this.needJudgment(e, '`if`');
+      case 'match':
+        return this.needJudgment(e, '`match`');
+      case 'index':
+        return this.needJudgment(e, 'a table lookup');
+      case 'field':
+        return this.needJudgment(e, `\`.${e.field}\``);
+    }
+  }
+
+  private needJudgment(e: Expr, what: string): never {
+    this.error('position_mismatch', `${what} yields a value, but a judgment is needed here; compare it (e.g. \`x > 0\`, \`flag == true\`)`, e);
+  }
+
+  private judgmentName(name: string): JudgmentExpr {
+    if (this.predicate) {
+      const rule = this.symbols.writtenDerived(name);
+      if (rule !== undefined) {
+        this.deps.rules.add(rule);
+        const onCurrent = this.predicate.currentEntity !== undefined && this.symbols.ruleEntity(rule) === this.predicate.currentEntity;
+        return { k: 'jrule', rule, onCurrent };
+      }
+      if (this.symbols.hasRelationNamed(name)) return { k: 'member', rel: this.relation(name, []) };
+      return { k: 'jinput', slot: this.input(name) };
+    }
+    const rule = this.symbols.derived(name);
+    if (rule !== undefined) {
+      this.deps.rules.add(rule);
+      return { k: 'jrule', rule };
+    }
+    return { k: 'jinput', slot: this.input(name) };
+  }
+}

@@ -1,0 +1,20 @@
+import { importClosure } from './2-resolve/closure.js';
+import { buildNamespace } from './2-resolve/namespace.js';
+import type { SourceTree } from './2-resolve/source-tree.js';
+import { lowerProgram } from './3-lower/program.js';
+import type { Program } from './3-lower/ir.js';
+import { RuleSpecError } from './diagnostics.js';
+
+// encodings → parse → resolve → lower: the program of one module with its import closure.
+
+export function compileModule(tree: SourceTree, target: string): Program {
+  const modules = importClosure(tree, target);
+  const problems = modules.flatMap((m) => m.errors);
+  if (problems.length > 0) {
+    const [first, ...others] = problems;
+    first.others = others;
+    throw first;
+  }
+  return lowerProgram(buildNamespace(modules));
+}
+

@@ -1,0 +1,65 @@
+import type { Relation } from '../3-lower/ir.js';
+import type { Period } from './period.js';
+import type { Value } from './values.js';
+
+// What a query is evaluated against: input values per (slot, entity id) and relation tuples,
+// each valid over an interval of days.
+
+interface InputRecord {
+  start: number;
+  end: number;
+  value: Value;
+}
+
+interface TupleRecord {
+  tuple: string[];
+  start: number;
+  end: number;
+}
+
+const RELATION_MARK = '#relation.';
+
+export class Dataset {
+  private readonly inputs = new Map<string, Map<string, InputRecord[]>>();
+  private readonly tuples = new Map<string, TupleRecord[]>();
+
+  addInput(slot: string, entity: string, value: Value, interval: { start: number; end: number }): void {
+    let byEntity = this.inputs.get(slot);
+    if (!byEntity) this.inputs.set(slot, (byEntity = new Map()));
+    let records = byEntity.get(entity);
+    if (!records) byEntity.set(entity, (records = []));
+    records.push({ start: interval.start, end: interval.end, value });
+  }
+
+  /** The input's value covering the whole period: the latest start wins, the first given on ties. */
+  input(slot: string, entity: string, period: Period): Value | undefined {
+    const records = this.inputs.get(slot)?.get(entity);
+    if (!records) return undefined;
+    let best: InputRecord | undefined;
+    for (const r of records) {
+      if (r.start <= period.start && r.end >= period.end && (!best || r.start > best.start)) best = r;
+    }
+    return best?.value;
+  }
+
+  /** Relation data is keyed by the name it was given under: a relation id or a bare name. */
+  addTuple(key: string, tuple: string[], interval: { start: number; end: number }): void {
+    let list = this.tuples.get(key);
+    if (!list) this.tuples.set(key, (list = []));
+    list.push({ tuple, start: interval.start, end: interval.end });
+  }
+
+  /** Tuples for a relation: those given under its exact id, else under any key naming it. */
+  tuplesFor(rel: Relation, period: Period): string[][] {
+    let records = this.tuples.get(rel.id);
+    if (!records) {
+      records = [];
+      for (const [key, list] of this.tuples) {
+        const mark = key.lastIndexOf(RELATION_MARK);
+        const bare = mark >= 0 ? key.slice(mark + RELATION_MARK.length) : key;
+        if (bare === rel.name) records.push(...list);
+      }
+    }
+    return records.filter((r) => r.start <= period.start && r.end >= period.end).map((r) => r.tuple);
+  }
+}

@@ -1,0 +1,296 @@
+import type { DerivedRule, JudgmentExpr, Program, Relation, RuleVersion, ScalarExpr } from '../3-lower/ir.js';
+import type { Dataset } from './dataset.js';
+import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome } from './logic.js';
+import { type Period, periodLabel } from './period.js';
+import { Day, Decimal, formatValue, kindOf, type Value, ZERO } from './values.js';
+
+// The evaluator: lazy and memoised per (rule, entity id) within one query period. Only the taken
+// branch of an `if` is evaluated and `and`/`or` short-circuit left to right, because errors
+// (a missing input, a division by zero) abort the whole query.
+
+export class EvaluationError extends Error {
+  /** Rules being evaluated when the error happened, outermost first. */
+  chain: string[] = [];
+  constructor(message: string) {
+    super(message);
+    this.name = 'EvaluationError';
+  }
+}
+
+export type Result = Value | Outcome;
+
+const ROUNDING = {
+  half_up: Decimal.ROUND_HALF_UP,
+  half_even: Decimal.ROUND_HALF_EVEN,
+  floor: Decimal.ROUND_FLOOR,
+  ceil: Decimal.ROUND_CEIL,
+} as const;
+
+const IN_PROGRESS = Symbol('in progress');
+
+function describe(v: Value): string {
+  return `${kindOf(v)} ${formatValue(v)}`;
+}
+
+export class Evaluation {
+  private readonly memo: Map<string, Result | typeof IN_PROGRESS>[];
+  private readonly members = new Map<string, string[]>();
+
+  constructor(
+    readonly program: Program,
+    readonly dataset: Dataset,
+    readonly period: Period,
+  ) {
+    this.memo = program.rules.map(() => new Map());
+  }
+
+  /** Evaluate a derived rule for an entity id. Judgment rules yield an Outcome. */
+  rule(index: number, entity: string): Result {
+    const memo = this.memo[index];
+    const cached = memo.get(entity);
+    if (cached !== undefined) {
+      if (cached === IN_PROGRESS) throw new EvaluationError(`rule \`${this.program.rules[index].name}\` depends on itself`);
+      return cached;
+    }
+    const rule = this.program.rules[index];
+    memo.set(entity, IN_PROGRESS);
+    let result: Result;
+    try {
+      result = this.compute(rule, entity);
+    } catch (err) {
+      memo.delete(entity);
+      if (err instanceof EvaluationError) err.chain.unshift(rule.id);
+      throw err;
+    }
+    memo.set(entity, result);
+    return result;
+  }
+
+  private compute(rule: DerivedRule, entity: string): Result {
+    if (rule.unitError) throw new EvaluationError(rule.unitError);
+    const version = this.version(rule);
+    if (rule.judgment) return this.judgment(version.expr as JudgmentExpr, entity, entity);
+    let value = this.scalar(version.expr as ScalarExpr, entity, entity);
+    if (rule.rounding && value instanceof Decimal) {
+      value = value.toDecimalPlaces(rule.rounding.minorUnits, ROUNDING[rule.rounding.mode]);
+    }
+    return value;
+  }
+
+  private version(rule: DerivedRule): RuleVersion<ScalarExpr | JudgmentExpr> {
+    if (rule.alwaysApplies) return rule.versions[0];
+    const chosen = latestVersion(rule.versions, this.period.start);
+    if (!chosen) throw new EvaluationError(`rule \`${rule.name}\` has no version in effect on ${periodLabel(this.period)}`);
+    return chosen;
+  }
+
+  private parameter(index: number, key: number): Value {
+    const param = this.program.parameters[index];
+    const version = latestVersion(param.versions, this.period.start);
+    if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`);
+    const value = version.cells.get(key);
+    if (value === undefined) {
+      throw new EvaluationError(
+        param.indexedBy || version.cells.size > 1
+          ? `parameter \`${param.name}\` has no value for key ${key}${param.indexedBy ? ` (${param.indexedBy})` : ''}`
+          : `parameter \`${param.name}\` is a table; look it up with \`${param.name}[…]\``,
+      );
+    }
+    return value;
+  }
+
+  input(slot: string, entity: string): Value {
+    const value = this.dataset.input(slot, entity, this.period);
+    if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`);
+    return value;
+  }
+
+  private number(v: Value, what: string): Decimal {
+    if (v instanceof Decimal) return v;
+    throw new EvaluationError(`type mismatch: ${what} needs a number, got ${describe(v)}`);
+  }
+
+  private date(v: Value, what: string): Day {
+    if (v instanceof Day) return v;
+    throw new EvaluationError(`type mismatch: ${what} needs a date, got ${describe(v)}`);
+  }
+
+  scalar(e: ScalarExpr, entity: string, current: string): Value {
+    switch (e.k) {
+      case 'lit':
+        return e.v;
+      case 'input':
+        return this.input(e.slot, entity);
+      case 'rule': {
+        const r = this.rule(e.rule, entity);
+        if (this.program.rules[e.rule].judgment) {
+          throw new EvaluationError(`rule \`${this.program.rules[e.rule].name}\` is a judgment; it cannot be used as a value (compare with it in a judgment instead)`);
+        }
+        return r as Value;
+      }
+      case 'param': {
+        let key = 0;
+        if (e.key) {
+          const k = this.number(this.scalar(e.key, entity, current), `the index of \`${this.program.parameters[e.param].name}[…]\``);
+          if (!k.isInteger()) throw new EvaluationError(`type mismatch: table index ${k} of \`${this.program.parameters[e.param].name}\` is not an integer`);
+          key = k.toNumber();
+        }
+        return this.parameter(e.param, key);
+      }
+      case 'arith': {
+        const a = this.number(this.scalar(e.a, entity, current), `\`${e.op}\``);
+        const b = this.number(this.scalar(e.b, entity, current), `\`${e.op}\``);
+        switch (e.op) {
+          case '+':
+            return a.plus(b);
+          case '-':
+            return a.minus(b);
+          case '*':
+            return a.times(b);
+          case '/':
+            if (b.isZero()) throw new EvaluationError(`division by zero (${a} / 0)`);
+            return a.div(b);
+        }
+        break;
+      }
+      case 'neg':
+        return ZERO.minus(this.number(this.scalar(e.a, entity, current), 'unary `-`'));
+      case 'minmax': {
+        let best: Decimal | undefined;
+        for (const arg of e.args) {
+          const v = this.number(this.scalar(arg, entity, current), `${e.op}()`);
+          if (!best || (e.op === 'max' ? v.gt(best) : v.lt(best))) best = v;
+        }
+        return best!;
+      }
+      case 'floor':
+        return this.number(this.scalar(e.a, entity, current), 'floor()').floor();
+      case 'ceil':
+        return this.number(this.scalar(e.a, entity, current), 'ceil()').ceil();
+      case 'period_start':
+        return new Day(this.period.start);
+      case 'period_end':
+        return new Day(this.period.end);
+      case 'days_between': {
+        const a = this.date(this.scalar(e.a, entity, current), 'days_between()');
+        const b = this.date(this.scalar(e.b, entity, current), 'days_between()');
+        return new Decimal(b.n - a.n);
+      }
+      case 'date_add_days': {
+        const d = this.date(this.scalar(e.a, entity, current), 'date_add_days()');
+        const n = this.number(this.scalar(e.b, entity, current), 'date_add_days()');
+        if (!n.isInteger()) throw new EvaluationError(`type mismatch: date_add_days() needs a whole number of days, got ${n}`);
+        return new Day(d.n + n.toNumber());
+      }
+      case 'count': {
+        let n = 0;
+        for (const m of this.relationMembers(e.rel, entity)) if (!e.pred || this.judgment(e.pred, m, entity) === HOLDS) n++;
+        return new Decimal(n);
+      }
+      case 'sum': {
+        let total = ZERO;
+        for (const m of this.relationMembers(e.rel, entity)) {
+          if (e.pred && this.judgment(e.pred, m, entity) !== HOLDS) continue;
+          total = total.plus(this.number(this.scalar(e.value, m, entity), 'sum over a relation'));
+        }
+        return total;
+      }
+      case 'if':
+        for (const b of e.branches) if (this.judgment(b.cond, entity, current) === HOLDS) return this.scalar(b.then, entity, current);
+        return this.scalar(e.otherwise, entity, current);
+      case 'over_periods':
+        throw new EvaluationError(`${e.fn}() is a lifetime reduction; it cannot be evaluated for a single period`);
+    }
+    throw new Error(`unhandled scalar node ${(e as ScalarExpr).k}`);
+  }
+
+  judgment(e: JudgmentExpr, entity: string, current: string): Outcome {
+    switch (e.k) {
+      case 'const':
+        return e.holds ? HOLDS : NOT_HOLDS;
+      case 'cmp':
+        return this.compare(e.op, this.scalar(e.a, entity, current), this.scalar(e.b, entity, current));
+      case 'jrule': {
+        const rule = this.program.rules[e.rule];
+        const r = this.rule(e.rule, e.onCurrent ? current : entity);
+        if (!rule.judgment) throw new EvaluationError(`rule \`${rule.name}\` (dtype ${rule.dtype ?? 'none'}) is a value, not a judgment; compare it (e.g. \`${rule.name} == true\`)`);
+        return r as Outcome;
+      }
+      case 'jinput': {
+        const v = this.input(e.slot, entity);
+        if (typeof v !== 'boolean') throw new EvaluationError(`type mismatch: input \`${e.slot}\` is used as a condition, so it must be true or false, got ${describe(v)}`);
+        return fromBoolean(v);
+      }
+      case 'and':
+        return and(this.judgment(e.a, entity, current), () => this.judgment(e.b, entity, current));
+      case 'or':
+        return or(this.judgment(e.a, entity, current), () => this.judgment(e.b, entity, current));
+      case 'not':
+        return not(this.judgment(e.a, entity, current));
+      case 'member':
+        return fromBoolean(this.relationMembers(e.rel, current).includes(entity));
+      case 'exactly_one': {
+        // OR_i (j_i AND NOT j_k for every k ≠ i), with the usual short-circuits
+        let result: Outcome = NOT_HOLDS;
+        for (let i = 0; i < e.args.length && result !== HOLDS; i++) {
+          result = or(result, () =>
+            e.args.reduce<Outcome>((acc, arg, k) => and(acc, () => (k === i ? this.judgment(arg, entity, current) : not(this.judgment(arg, entity, current)))), HOLDS),
+          );
+        }
+        return result;
+      }
+    }
+  }
+
+  private compare(op: string, a: Value, b: Value): Outcome {
+    if (a instanceof Decimal && b instanceof Decimal) {
+      const c = a.cmp(b);
+      return fromBoolean(op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : op === '>=' ? c >= 0 : op === '==' ? c === 0 : c !== 0);
+    }
+    if (a instanceof Day && b instanceof Day) {
+      const c = a.n - b.n;
+      return fromBoolean(op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : op === '>=' ? c >= 0 : op === '==' ? c === 0 : c !== 0);
+    }
+    const ka = kindOf(a);
+    if (ka === kindOf(b) && (ka === 'bool' || ka === 'text')) {
+      if (op === '==') return fromBoolean(a === b);
+      if (op === '!=') return fromBoolean(a !== b);
+      throw new EvaluationError(`type mismatch: \`${op}\` cannot order ${ka} values (${formatValue(a)}, ${formatValue(b)}); only == and != apply`);
+    }
+    throw new EvaluationError(`type mismatch: cannot compare ${describe(a)} ${op} ${describe(b)}`);
+  }
+
+  /** Related member ids of a relation for the current entity, ascending and de-duplicated. */
+  relationMembers(relIndex: number, current: string): string[] {
+    const key = `${relIndex}\u0000${current}`;
+    let ids = this.members.get(key);
+    if (ids) return ids;
+    const rel = this.program.relations[relIndex];
+    const found = new Set<string>();
+    if (rel.derived) {
+      const d = rel.derived;
+      const source = this.program.relations[d.source];
+      const candidates = source.derived ? this.relationMembers(d.source, current) : this.slotMembers(source, current, d.currentSlot, d.relatedSlot);
+      for (const m of candidates) if (this.judgment(d.predicate, m, current) === HOLDS) found.add(m);
+    }
+    for (const m of this.slotMembers(rel, current, 1, 0)) found.add(m);
+    ids = [...found].sort();
+    this.members.set(key, ids);
+    return ids;
+  }
+
+  private slotMembers(rel: Relation, current: string, currentSlot: number, relatedSlot: number): string[] {
+    const out: string[] = [];
+    for (const t of this.dataset.tuplesFor(rel, this.period)) if (t[currentSlot] === current && t[relatedSlot] !== undefined) out.push(t[relatedSlot]);
+    return out;
+  }
+}
+
+/** The version with the greatest `from` on or before `day`; none when that version has expired. */
+export function latestVersion<V extends { from: number | null; to: number | null }>(versions: V[], day: number): V | undefined {
+  let chosen: V | undefined;
+  for (const v of versions) if (v.from === null || v.from <= day) chosen = v;
+  if (chosen && chosen.to !== null && day > chosen.to) return undefined;
+  return chosen;
+}
+

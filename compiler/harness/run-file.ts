@@ -1,0 +1,137 @@
+import type { Program } from '../3-lower/ir.js';
+import type { SourceTree } from '../2-resolve/source-tree.js';
+import { compileModule } from '../compile.js';
+import { RuleSpecError } from '../diagnostics.js';
+import { Evaluation, latestVersion } from '../engine/evaluate.js';
+import type { Outcome } from '../engine/logic.js';
+import type { Period } from '../engine/period.js';
+import type { Value } from '../engine/values.js';
+import { type Actual, actualToJson, expectedToJson, matches } from './compare.js';
+import { buildDataset, CaseError, casePeriod, queryEntityId, rejectComputedInputs, rowIdOf, tables } from './case-data.js';
+import { describeError } from './describe-error.js';
+import { moduleFileOf, type RawCase, readTestCases } from './test-file.js';
+
+// Runs the cases of one companion test file against its module's program.
+
+export interface Failure {
+  output: string;
+  expected: unknown;
+  actual: unknown;
+}
+
+export interface CaseResult {
+  file: string;
+  case: string;
+  status: 'pass' | 'fail' | 'error';
+  failures: Failure[];
+  error?: string;
+}
+
+export interface RunOptions {
+  filter?: string;
+}
+
+export function runTestFile(tree: SourceTree, testFile: string, options: RunOptions = {}): CaseResult[] {
+  let cases: RawCase[];
+  try {
+    cases = readTestCases(testFile);
+  } catch (err) {
+    return [{ file: testFile, case: '(file)', status: 'error', failures: [], error: describeError(err) }];
+  }
+  const selected = cases
+    .map((c, i) => ({ c, n: i + 1, name: typeof c.name === 'string' ? c.name : `case ${i + 1}` }))
+    .filter(({ name }) => !options.filter || name.includes(options.filter) || testFile.includes(options.filter));
+  if (selected.length === 0) return [];
+
+  const moduleFile = moduleFileOf(testFile);
+  const target = tree.targetFor(moduleFile);
+  let program: Program;
+  try {
+    if (!target) throw new RuleSpecError('unresolved_import', `${moduleFile} is not under a jurisdiction folder of the roots (${tree.roots.join(', ')})`);
+    program = compileModule(tree, target);
+  } catch (err) {
+    const error = describeError(err);
+    return selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error }));
+  }
+  return selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile));
+}
+
+function runCase(program: Program, c: RawCase, n: number, name: string, file: string): CaseResult {
+  const result: CaseResult = { file, case: name, status: 'pass', failures: [] };
+  try {
+    const actuals = evaluateCase(program, c, n);
+    for (const [output, actual] of actuals) {
+      const expected = (c.output as Record<string, unknown>)[output];
+      if (!matches(expected, actual)) {
+        result.failures.push({ output, expected: expectedToJson(expected), actual: actualToJson(actual) });
+      }
+    }
+    if (result.failures.length) result.status = 'fail';
+  } catch (err) {
+    result.status = 'error';
+    result.error = describeError(err);
+  }
+  return result;
+}
+
+/** Every output of the case with its actual value (a list for row-ordered outputs). */
+function evaluateCase(program: Program, c: RawCase, n: number): Map<string, Actual | Actual[]> {
+  if (typeof c.name !== 'string' || c.name === '') throw new CaseError('a case needs a `name`');
+  if (c.period === undefined) throw new CaseError('a case needs a `period`');
+  const outputs = c.output;
+  if (typeof outputs !== 'object' || outputs === null || Array.isArray(outputs) || Object.keys(outputs).length === 0) {
+    throw new CaseError('a case needs a non-empty `output` mapping');
+  }
+  const period = casePeriod(c.period);
+  rejectComputedInputs(program, c);
+
+  const derived: [string, number][] = [];
+  const params: [string, number][] = [];
+  for (const key of Object.keys(outputs)) {
+    const rule = program.ruleById.get(key);
+    const param = program.paramById.get(key);
+    if (rule !== undefined) derived.push([key, rule]);
+    else if (param !== undefined) params.push([key, param]);
+    else throw new CaseError(`output \`${key}\` is not a rule of this program (its module or an import)`);
+  }
+
+  const actuals = new Map<string, Actual | Actual[]>();
+  if (derived.length) {
+    const entities = new Set(derived.map(([, r]) => program.rules[r].entity));
+    if (entities.size > 1) throw new CaseError(`outputs of one case must share an entity; these are on ${[...entities].join(', ')}`);
+    const entity = [...entities][0];
+    const queryId = queryEntityId(c, entity, n);
+    const evaluation = new Evaluation(program, buildDataset(program, c, queryId, period), period);
+    const rowOrdered = derived.some(([key]) => Array.isArray((outputs as Record<string, unknown>)[key]));
+    const ids = rowOrdered ? (tables(c)[entity] ?? []).map((row, k) => rowIdOf(entity, row, k)) : [queryId];
+    for (const [key, rule] of derived) {
+      const values = ids.map((id): Actual => {
+        const r = evaluation.rule(rule, id);
+        return program.rules[rule].judgment ? { outcome: r as Outcome } : (r as Value);
+      });
+      actuals.set(key, rowOrdered ? values : values[0]);
+    }
+  }
+  for (const [key, param] of params) actuals.set(key, parameterOutput(program, param, c, period));
+  return actuals;
+}
+
+/** Parameters are read directly (as the reference harness does): latest version by start date,
+ *  the cell chosen by the case's value for the table's `indexed_by` input, else cell 0. */
+function parameterOutput(program: Program, index: number, c: RawCase, period: Period): Value {
+  const param = program.parameters[index];
+  const version = latestVersion(param.versions.map((v) => ({ ...v, to: null })), period.start);
+  if (!version) throw new CaseError(`parameter \`${param.name}\` has no version in effect on the case's period`);
+  let key = '0';
+  if (param.indexedBy) {
+    const slot = param.indexedBy;
+    const inputs = (c.input ?? {}) as Record<string, unknown>;
+    const found = Object.keys(inputs).find((k) => k === slot || k.endsWith(`#input.${slot}`) || k.endsWith(`#${slot}`) || k.endsWith(`.${slot}`));
+    if (found === undefined) throw new CaseError(`parameter \`${param.name}\` is indexed by \`${slot}\`, but the case gives no \`…#input.${slot}\``);
+    key = String(inputs[found]);
+  }
+  const value = [...version.cells].find(([k]) => String(k) === key)?.[1];
+  if (value === undefined) throw new CaseError(`parameter \`${param.name}\` has no value for key ${key}`);
+  return value;
+}
+
