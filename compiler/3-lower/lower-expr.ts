@@ -39,6 +39,7 @@ export interface PredicateContext {
 export class FormulaLowerer {
   constructor(
     private readonly symbols: Symbols,
+    private readonly ruleName: string,
     private readonly formula: Formula,
     private readonly module: ParsedModule,
     private readonly ruleEntity: string,
@@ -47,7 +48,7 @@ export class FormulaLowerer {
   ) {}
 
   private error(code: RuleSpecError['code'], message: string, at: Expr): never {
-    throw new RuleSpecError(code, message, {
+    throw new RuleSpecError(code, `rule \`${this.ruleName}\`: ${message}`, {
       location: { file: this.module.file, path: this.formula.path, offset: at.pos, scalar: this.formula.text },
     });
   }

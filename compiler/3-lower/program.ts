@@ -155,14 +155,26 @@ export function lowerProgram(ns: Namespace): Program {
     },
   };
 
-  // lower derived rules
+  // lower derived rules, collecting every rule's problems before failing
+  const problems: RuleSpecError[] = [];
   closureRules.forEach((cr, idx) => {
-    const rule = program.rules[idx];
+    try {
+      lowerRule(cr, program.rules[idx]);
+    } catch (err) {
+      if (!(err instanceof RuleSpecError)) throw err;
+      problems.push(err);
+    }
+  });
+  if (problems.length) {
+    problems[0].others = problems.slice(1);
+    throw problems[0];
+  }
+  function lowerRule(cr: ClosureRule, rule: DerivedRule) {
     const formulaModule = cr.versionsFrom?.origin ?? cr.origin;
     const deps: Dependencies = { rules: rule.ruleDeps, params: rule.paramDeps, inputs: rule.inputDeps, relations: rule.relationDeps };
     for (const v of cr.versions) {
       const formula = v.formula!;
-      const lowerer = new FormulaLowerer(symbols, formula, formulaModule, rule.entity, deps);
+      const lowerer = new FormulaLowerer(symbols, rule.name, formula, formulaModule, rule.entity, deps);
       const expr = rule.judgment ? lowerer.judgment(formula.expr) : lowerer.scalar(formula.expr);
       rule.versions.push({ from: dayOf(v.from, formulaModule, v), to: dayOf(v.to, formulaModule, v), expr, formula });
     }
@@ -170,7 +182,7 @@ export function lowerProgram(ns: Namespace): Program {
     rule.alwaysApplies = rule.versions.length === 1 && rule.versions[0].to === null;
     rule.rounding = roundingOf(cr, units);
     for (const slot of rule.inputDeps) program.inputSlots.add(slot);
-  });
+  }
 
   // derived relations: source and predicate
   const relationDeps = new Map<number, Dependencies>();
@@ -192,7 +204,7 @@ export function lowerProgram(ns: Namespace): Program {
     const formula = withFormula[0].formula!;
     const deps: Dependencies = { rules: new Set(), params: new Set(), inputs: new Set(), relations: new Set([source]) };
     const currentEntity = d.slotEntities[d.currentSlot] || undefined;
-    const predicate = new FormulaLowerer(symbols, formula, cr.origin, d.entity ?? '', deps, { currentEntity }).judgment(formula.expr);
+    const predicate = new FormulaLowerer(symbols, cr.decl.name, formula, cr.origin, d.entity ?? '', deps, { currentEntity }).judgment(formula.expr);
     rel.derived = { source, currentSlot: d.currentSlot, relatedSlot: d.relatedSlot, predicate, entity: d.entity, memberRelation: d.memberRelation };
     for (const slot of deps.inputs) program.inputSlots.add(slot);
     relationDeps.set(rel.index, deps);

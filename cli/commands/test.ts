@@ -1,0 +1,143 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { isJurisdictionDir, walkFiles } from '../../compiler/2-resolve/source-tree.js';
+import type { CaseResult } from '../../compiler/harness/run-file.js';
+import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
+import { formatDuration, painter, ProgressLine } from '../output.js';
+import { runInPool } from '../test-pool/pool.js';
+
+// `rules test [PATH...]`: run the companion *.test.yaml cases of modules, in parallel.
+
+interface TestOptions {
+  root?: string[];
+  filter?: string;
+  json?: boolean;
+}
+
+export interface TestSummary {
+  files: number;
+  cases: number;
+  passed: number;
+  failed: number;
+  errored: number;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerTest(program: Command): void {
+  program
+    .command('test')
+    .description('run the companion *.test.yaml cases of RuleSpec modules')
+    .argument('[paths...]', 'module or test files, or folders to search (default: every root)')
+    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, …); repeatable (default: inferred from the paths, else the current directory)', collect)
+    .option('-f, --filter <text>', 'only cases whose name (or file path) contains this text')
+    .option('--json', 'print one JSON object: {summary, results}')
+    .addHelpText('after', '\nExit status: 0 all cases pass, 1 some case fails or errors, 2 usage or configuration error.')
+    .action(async (paths: string[], options: TestOptions) => {
+      process.exitCode = await runTests(paths, options);
+    });
+}
+
+/** The encoding root a path sits in: the parent of its jurisdiction folder. */
+function inferRoot(p: string): string | undefined {
+  let dir = path.resolve(p);
+  if (existsSync(dir) && statSync(dir).isFile()) dir = path.dirname(dir);
+  for (;;) {
+    if (isJurisdictionDir(path.basename(dir))) return path.dirname(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function resolveRoots(paths: string[], options: TestOptions): string[] {
+  const roots = options.root?.length ? options.root : [...new Set(paths.map(inferRoot).filter((r): r is string => !!r))];
+  const chosen = roots.length ? roots : [process.cwd()];
+  for (const root of chosen) {
+    if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`root ${root} is not a folder`);
+  }
+  return chosen.map((r) => path.resolve(r));
+}
+
+const isTestFile = (name: string) => name.endsWith('.test.yaml');
+
+function discover(paths: string[], roots: string[]): string[] {
+  const files = new Set<string>();
+  const targets = paths.length ? paths : roots;
+  for (const p of targets) {
+    if (!existsSync(p)) throw new UsageError(`no such file or folder: ${p}`);
+    const abs = path.resolve(p);
+    if (statSync(abs).isDirectory()) {
+      for (const f of walkFiles(abs, isTestFile)) files.add(f);
+    } else if (isTestFile(abs)) {
+      files.add(abs);
+    } else if (abs.endsWith('.yaml')) {
+      const companion = abs.replace(/\.yaml$/, '.test.yaml');
+      if (!existsSync(companion)) throw new UsageError(`${p} has no companion test file (${path.basename(companion)})`);
+      files.add(companion);
+    } else {
+      throw new UsageError(`${p} is neither a folder, a module (.yaml) nor a test file (.test.yaml)`);
+    }
+  }
+  if (files.size === 0) throw new UsageError(`no companion test files (*.test.yaml) under ${targets.join(', ')}`);
+  return [...files];
+}
+
+export function summarize(files: number, results: CaseResult[]): TestSummary {
+  const count = (s: CaseResult['status']) => results.filter((r) => r.status === s).length;
+  return { files, cases: results.length, passed: count('pass'), failed: count('fail'), errored: count('error') };
+}
+
+async function runTests(paths: string[], options: TestOptions): Promise<number> {
+  const roots = resolveRoots(paths, options);
+  const files = discover(paths, roots);
+  const started = performance.now();
+  const progress = new ProgressLine();
+  let passed = 0;
+  let failed = 0;
+  const results = await runInPool(files, { roots, filter: options.filter }, (p) => {
+    for (const r of p.results) r.status === 'pass' ? passed++ : failed++;
+    if (!options.json) progress.update(`testing ${p.files}/${files.length} files · ${passed} passed · ${failed} failed`);
+  });
+  progress.clear();
+  const summary = summarize(files.length, results);
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ summary, results: results.map(relativeResult) }) + '\n');
+  } else {
+    printHuman(summary, results, performance.now() - started);
+  }
+  return summary.failed + summary.errored > 0 ? EXIT_FAILURES : EXIT_OK;
+}
+
+const display = (file: string) => {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith('..') && rel.split(path.sep).filter((s) => s === '..').length > 2 ? file : rel;
+};
+
+function relativeResult(r: CaseResult): CaseResult {
+  return { ...r, file: display(r.file) };
+}
+
+function printHuman(summary: TestSummary, results: CaseResult[], ms: number): void {
+  const paint = painter(process.stdout);
+  const out: string[] = [];
+  for (const r of results) {
+    if (r.status === 'pass') continue;
+    const label = r.status === 'fail' ? paint('red', 'FAIL') : paint('yellow', 'ERROR');
+    out.push(`${label} ${display(r.file)} ${paint('dim', '›')} ${paint('bold', r.case)}`);
+    for (const f of r.failures) {
+      out.push(`  ${f.output}`);
+      out.push(`    expected: ${paint('green', JSON.stringify(f.expected))}`);
+      out.push(`    actual:   ${paint('red', JSON.stringify(f.actual))}`);
+    }
+    if (r.error) out.push(r.error.split('\n').map((l) => `  ${l}`).join('\n'));
+    out.push('');
+  }
+  const broken = summary.failed + summary.errored;
+  out.push(
+    paint('dim', `${summary.files} test files, ${summary.cases} cases in ${formatDuration(ms)}` + (summary.errored ? ` (${summary.failed} failed, ${summary.errored} could not run)` : '')),
+  );
+  out.push(`${summary.passed} passed, ${broken} failed`);
+  process.stdout.write(out.join('\n') + '\n');
+}

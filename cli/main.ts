@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { EXIT_USAGE, UsageError } from './exit-codes.js';
+import { registerTest } from './commands/test.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export function buildProgram(): Command {
+  const program = new Command('rules')
+    .description('Rules as code: compile, test and serve RuleSpec v1 encodings')
+    .version(pkg.version, '-v, --version')
+    .showHelpAfterError('(run `rules --help` for usage)')
+    .exitOverride();
+  registerTest(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0; anything commander rejects is a usage error
+      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`rules: ${err.message}\n`);
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,20 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { SourceTree } from '../../compiler/2-resolve/source-tree.js';
+import { runTestFile } from '../../compiler/harness/run-file.js';
+import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
+
+// A test worker keeps one SourceTree for its lifetime, so a module imported by many test
+// files is read and parsed once per worker.
+
+const setup = workerData as WorkerSetup;
+const tree = new SourceTree(setup.roots);
+
+parentPort!.on('message', (msg: ToWorker) => {
+  if (msg.type === 'exit') {
+    parentPort!.close();
+    return;
+  }
+  const results = msg.files.flatMap((file) => runTestFile(tree, file, { filter: setup.filter }));
+  const reply: FromWorker = { type: 'results', files: msg.files.length, results };
+  parentPort!.postMessage(reply);
+});
