@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { isJurisdictionDir, walkFiles } from '../../compiler/2-resolve/source-tree.js';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
@@ -13,6 +13,7 @@ interface TestOptions {
   root?: string[];
   filter?: string;
   json?: boolean;
+  workers?: number;
 }
 
 export interface TestSummary {
@@ -25,6 +26,12 @@ export interface TestSummary {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return n;
+}
+
 export function registerTest(program: Command): void {
   program
     .command('test')
@@ -32,7 +39,8 @@ export function registerTest(program: Command): void {
     .argument('[paths...]', 'module or test files, or folders to search (default: every root)')
     .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, …); repeatable (default: inferred from the paths, else the current directory)', collect)
     .option('-f, --filter <text>', 'only cases whose name (or file path) contains this text')
-    .option('--json', 'print one JSON object: {summary, results}')
+    .option('--json', 'print one JSON object: {summary, results, stats}')
+    .option('-w, --workers <n>', 'worker threads (default: one per core)', positiveInteger)
     .addHelpText('after', '\nExit status: 0 all cases pass, 1 some case fails or errors, 2 usage or configuration error.')
     .action(async (paths: string[], options: TestOptions) => {
       process.exitCode = await runTests(paths, options);
@@ -96,14 +104,20 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   const progress = new ProgressLine();
   let passed = 0;
   let failed = 0;
-  const results = await runInPool(files, { roots, filter: options.filter }, (p) => {
-    for (const r of p.results) r.status === 'pass' ? passed++ : failed++;
-    if (!options.json) progress.update(`testing ${p.files}/${files.length} files · ${passed} passed · ${failed} failed`);
-  });
+  const results = await runInPool(
+    files,
+    { roots, filter: options.filter },
+    (p) => {
+      for (const r of p.results) r.status === 'pass' ? passed++ : failed++;
+      if (!options.json) progress.update(`testing ${p.files}/${files.length} files · ${passed} passed · ${failed} failed`);
+    },
+    options.workers,
+  );
   progress.clear();
   const summary = summarize(files.length, results);
   if (options.json) {
-    process.stdout.write(JSON.stringify({ summary, results: results.map(relativeResult) }) + '\n');
+    const stats = { duration_ms: Math.round(performance.now() - started), peak_rss_bytes: process.resourceUsage().maxRSS * 1024 };
+    process.stdout.write(JSON.stringify({ summary, results: results.map(relativeResult), stats }) + '\n');
   } else {
     printHuman(summary, results, performance.now() - started);
   }

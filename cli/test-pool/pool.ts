@@ -15,8 +15,9 @@ export async function runInPool(
   files: string[],
   setup: WorkerSetup,
   onProgress: (progress: PoolProgress) => void,
-  workers = Math.max(1, Math.min(availableParallelism(), Math.ceil(files.length / 8))),
+  requestedWorkers?: number,
 ): Promise<CaseResult[]> {
+  const workers = requestedWorkers ?? Math.max(1, Math.min(availableParallelism(), Math.ceil(files.length / 8)));
   const batchSize = Math.max(1, Math.min(16, Math.ceil(files.length / (workers * 8))));
   const batches: string[][] = [];
   for (let i = 0; i < files.length; i += batchSize) batches.push(files.slice(i, i + batchSize));
