@@ -3,12 +3,19 @@ import { Worker } from 'node:worker_threads';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
 
-// Spreads test files over worker threads, one per core. Files go out in small batches of
-// neighbours (files in one folder tend to share imports, which a worker has then parsed).
+// Spreads test files over worker threads, one per core. Most of a run is parsing the modules
+// that test files import, and neighbouring files share imports, so each worker owns a
+// contiguous region of the (sorted) file list and walks it front to back; a worker whose
+// region is done takes batches from the back of the region with the most left.
 
 export interface PoolProgress {
   files: number;
   results: CaseResult[];
+}
+
+interface Region {
+  next: number; // first batch not yet handed out
+  end: number; // one past the last batch
 }
 
 export async function runInPool(
@@ -21,24 +28,31 @@ export async function runInPool(
   const batchSize = Math.max(1, Math.min(16, Math.ceil(files.length / (workers * 8))));
   const batches: string[][] = [];
   for (let i = 0; i < files.length; i += batchSize) batches.push(files.slice(i, i + batchSize));
+  const count = Math.min(workers, batches.length);
+  const regions: Region[] = Array.from({ length: count }, (_, i) => ({
+    next: Math.floor((i * batches.length) / count),
+    end: Math.floor(((i + 1) * batches.length) / count),
+  }));
   const collected: CaseResult[][] = new Array(batches.length);
-  let next = 0;
   const progress: PoolProgress = { files: 0, results: [] };
 
-  const runWorker = () =>
+  const take = (own: Region): number | undefined => {
+    if (own.next < own.end) return own.next++;
+    const richest = regions.reduce((a, b) => (b.end - b.next > a.end - a.next ? b : a));
+    return richest.next < richest.end ? --richest.end : undefined;
+  };
+
+  const runWorker = (own: Region) =>
     new Promise<void>((resolve, reject) => {
       const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: setup });
-      let current = -1;
+      let current: number | undefined;
       const feed = () => {
-        if (next >= batches.length) {
-          worker.postMessage({ type: 'exit' } satisfies ToWorker);
-          return;
-        }
-        current = next++;
-        worker.postMessage({ type: 'run', files: batches[current] } satisfies ToWorker);
+        current = take(own);
+        const msg: ToWorker = current === undefined ? { type: 'exit' } : { type: 'run', files: batches[current] };
+        worker.postMessage(msg);
       };
       worker.on('message', (msg: FromWorker) => {
-        collected[current] = msg.results;
+        collected[current!] = msg.results;
         progress.files += msg.files;
         progress.results = msg.results;
         onProgress(progress);
@@ -49,6 +63,6 @@ export async function runInPool(
       feed();
     });
 
-  await Promise.all(Array.from({ length: Math.min(workers, batches.length) }, runWorker));
+  await Promise.all(regions.map(runWorker));
   return collected.flat();
 }
