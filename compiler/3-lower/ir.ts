@@ -1,5 +1,5 @@
 import type { Value } from '../engine/values.js';
-import type { Formula, ParsedModule } from '../1-parse/module.js';
+import type { Formula, ParsedModule, RuleDecl } from '../1-parse/module.js';
 
 // The lowered program: two small expression languages (scalar and judgment) over rules,
 // parameters, inputs and relations referenced by index. This is what the engine evaluates.
@@ -38,14 +38,16 @@ export type JudgmentExpr =
 
 export type Expr = ScalarExpr | JudgmentExpr;
 
-export interface RuleVersion<E> {
+export interface ExecVersion<E = ScalarExpr | JudgmentExpr> {
   from: number | null; // day number
   to: number | null;
   expr: E;
-  formula: Formula;
 }
 
-export interface DerivedRule {
+export type RoundingMode = 'half_up' | 'half_even' | 'floor' | 'ceil';
+
+/** What the engine needs of a derived rule; this is what a runtime package stores. */
+export interface ExecRule {
   index: number;
   id: string;
   name: string;
@@ -54,18 +56,11 @@ export interface DerivedRule {
   judgment: boolean;
   /** Single version without `effective_to`: applies on every date (the reference engine's rule). */
   alwaysApplies: boolean;
-  versions: RuleVersion<ScalarExpr | JudgmentExpr>[];
+  versions: ExecVersion[];
   rounding: { mode: RoundingMode; minorUnits: number } | null;
   /** Set when the rule names a unit no module declares: evaluating it is an error. */
   unitError: string | null;
-  origin: ParsedModule;
-  ruleDeps: Set<number>;
-  paramDeps: Set<number>;
-  inputDeps: Set<string>;
-  relationDeps: Set<number>;
 }
-
-export type RoundingMode = 'half_up' | 'half_even' | 'floor' | 'ceil';
 
 export interface ParameterVersion {
   from: number | null;
@@ -73,14 +68,13 @@ export interface ParameterVersion {
   cells: Map<number, Value>;
 }
 
-export interface Parameter {
+export interface ExecParameter {
   index: number;
   id: string;
   name: string;
   indexedBy: string | null;
   dtype: string | null;
   versions: ParameterVersion[]; // sorted by `from`
-  origin: ParsedModule;
 }
 
 export interface Relation {
@@ -90,7 +84,10 @@ export interface Relation {
   name: string;
   kind: 'data' | 'derived' | 'implicit';
   arity: number;
-  origin: ParsedModule | null;
+  /** Target of the declaring module (null for an implicit relation). */
+  origin: string | null;
+  /** Entity label of each slot, when declared. */
+  arguments: string[];
   derived?: {
     source: number;
     currentSlot: number;
@@ -101,11 +98,10 @@ export interface Relation {
   };
 }
 
-export interface Program {
-  root: ParsedModule;
-  modules: ParsedModule[];
-  rules: DerivedRule[];
-  parameters: Parameter[];
+/** A program the engine can evaluate. */
+export interface Executable {
+  rules: ExecRule[];
+  parameters: ExecParameter[];
   relations: Relation[];
   ruleByName: Map<string, number>;
   ruleById: Map<string, number>;
@@ -114,4 +110,45 @@ export interface Program {
   relationById: Map<string, number>;
   /** Every input slot some formula reads (plus table `indexed_by` slots). */
   inputSlots: Set<string>;
+}
+
+// ---- compile-time program: the executable plus where everything came from ----------------
+
+export interface RuleVersion extends ExecVersion {
+  formula: Formula;
+  /** The module whose formula this is (differs from the rule's origin under a `sets` binding). */
+  formulaModule: ParsedModule;
+}
+
+export interface DerivedRule extends ExecRule {
+  versions: RuleVersion[];
+  origin: ParsedModule;
+  decl: RuleDecl;
+  ruleDeps: Set<number>;
+  paramDeps: Set<number>;
+  inputDeps: Set<string>;
+  relationDeps: Set<number>;
+}
+
+export interface Parameter extends ExecParameter {
+  origin: ParsedModule;
+  decl: RuleDecl;
+}
+
+/** How formulas use an input: decides its dtype and default in runtime packages. */
+export type InputUse = 'condition' | 'number' | 'integer' | 'text' | 'date' | 'value';
+
+export interface InputInfo {
+  entities: Set<string>;
+  uses: Set<InputUse>;
+  /** Modules whose formulas read the input. */
+  readers: Set<ParsedModule>;
+}
+
+export interface Program extends Executable {
+  root: ParsedModule;
+  modules: ParsedModule[];
+  rules: DerivedRule[];
+  parameters: Parameter[];
+  inputs: Map<string, InputInfo>;
 }

@@ -3,7 +3,7 @@ import type { Formula, ParsedModule } from '../1-parse/module.js';
 import { RuleSpecError } from '../diagnostics.js';
 import { Decimal } from '../engine/values.js';
 import { FUNCTIONS, arityText } from './functions.js';
-import type { CmpOp, JudgmentExpr, ScalarExpr } from './ir.js';
+import type { CmpOp, InputUse, JudgmentExpr, ScalarExpr } from './ir.js';
 
 // Lowering of one formula in scalar or judgment position. Identifier resolution follows the
 // flat namespace of the closure:
@@ -20,8 +20,12 @@ export interface Symbols {
   ruleEntity(rule: number): string;
   ruleOrigin(rule: number): ParsedModule;
   hasRelationNamed(name: string): boolean;
-  /** Resolve a relation name used by a formula of `module` (see relations.ts). */
+  /** Resolve a relation name used by a formula of `module`. */
   relation(name: string, module: ParsedModule, ruleEntity: string, refersToForeignRule: boolean): number;
+  /** Entity label of a relation's related (member) slot. */
+  memberEntity(relation: number): string;
+  /** Record how a formula of `module` reads an input (for the package's input catalogue). */
+  noteInput(slot: string, use: InputUse, entity: string, module: ParsedModule): void;
 }
 
 export interface Dependencies {
@@ -74,14 +78,16 @@ export class FormulaLowerer {
     }
   }
 
-  private input(slot: string): string {
+  private input(slot: string, use: InputUse, entity = this.ruleEntity): string {
     this.deps.inputs.add(slot);
+    this.symbols.noteInput(slot, use, entity, this.module);
     return slot;
   }
 
   // ---- scalar position -------------------------------------------------------------------
 
-  scalar(e: Expr): ScalarExpr {
+  /** Lower in scalar position; `use` says what the surrounding expression needs, to type inputs. */
+  scalar(e: Expr, use: InputUse = 'value'): ScalarExpr {
     switch (e.t) {
       case 'num':
         return { k: 'lit', v: new Decimal(e.value) };
@@ -90,23 +96,23 @@ export class FormulaLowerer {
       case 'bool':
         return { k: 'lit', v: e.value };
       case 'name':
-        return this.scalarName(e.name);
+        return this.scalarName(e.name, use);
       case 'unary':
         if (e.op === 'not') this.needValue(e, '`not`');
-        return { k: 'neg', a: this.scalar(e.arg) };
+        return { k: 'neg', a: this.scalar(e.arg, 'number') };
       case 'binary':
         if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') {
-          return { k: 'arith', op: e.op, a: this.scalar(e.left), b: this.scalar(e.right) };
+          return { k: 'arith', op: e.op, a: this.scalar(e.left, 'number'), b: this.scalar(e.right, 'number') };
         }
         return this.needValue(e, e.op === 'and' || e.op === 'or' ? `\`${e.op}\`` : `the comparison \`${e.op}\``);
       case 'if':
         return {
           k: 'if',
-          branches: e.branches.map((b) => ({ cond: this.judgment(b.cond), then: this.scalar(b.then) })),
-          otherwise: this.scalar(e.otherwise),
+          branches: e.branches.map((b) => ({ cond: this.judgment(b.cond), then: this.scalar(b.then, use) })),
+          otherwise: this.scalar(e.otherwise, use),
         };
       case 'match':
-        return this.match(e);
+        return this.match(e, use);
       case 'index': {
         if (e.target.t !== 'name') this.error('invalid_reference', 'only a parameter can be indexed (`table[key]`)', e);
         const param = this.predicate ? undefined : this.symbols.parameter(e.target.name);
@@ -114,7 +120,7 @@ export class FormulaLowerer {
           this.error('invalid_reference', `\`${e.target.name}[…]\`: only a parameter can be indexed, and \`${e.target.name}\` is not a parameter in this import closure`, e.target);
         }
         this.deps.params.add(param);
-        return { k: 'param', param, key: this.scalar(e.index) };
+        return { k: 'param', param, key: this.scalar(e.index, 'integer') };
       }
       case 'field':
         return this.error('position_mismatch', `\`.${e.field}\` is only allowed inside len(relation.field) or sum(relation.field)`, e);
@@ -127,7 +133,7 @@ export class FormulaLowerer {
     this.error('position_mismatch', `${what} yields a judgment, but a value is needed here; give the rule \`dtype: Judgment\`, or choose a value with \`if … : … else: …\``, e);
   }
 
-  private scalarName(name: string): ScalarExpr {
+  private scalarName(name: string, use: InputUse): ScalarExpr {
     if (name === 'period_start') return { k: 'period_start' };
     if (name === 'period_end') return { k: 'period_end' };
     if (!this.predicate) {
@@ -142,22 +148,23 @@ export class FormulaLowerer {
       this.deps.rules.add(rule);
       return { k: 'rule', rule };
     }
-    return { k: 'input', slot: this.input(name) };
+    return { k: 'input', slot: this.input(name, use) };
   }
 
-  private match(e: Extract<Expr, { t: 'match' }>): ScalarExpr {
+  private match(e: Extract<Expr, { t: 'match' }>, use: InputUse): ScalarExpr {
     // `match s: p1 => r1 … pn => rn` ≡ if s == p1: r1 … else: <`_` arm, or else the last arm's result>
-    const subject = this.scalar(e.subject);
+    const patterns = e.arms.map((arm) => arm.pattern).filter((p): p is Expr => p !== null);
+    const subject = this.scalar(e.subject, patterns.length ? this.operandUse(patterns[0]) : 'value');
     const last = e.arms[e.arms.length - 1];
     const conditional = last.pattern === null ? e.arms.slice(0, -1) : e.arms;
-    if (conditional.length === 0) return this.scalar(last.result);
+    if (conditional.length === 0) return this.scalar(last.result, use);
     return {
       k: 'if',
       branches: conditional.map((arm) => ({
         cond: { k: 'cmp', op: '==', a: subject, b: this.scalar(arm.pattern!) } as JudgmentExpr,
-        then: this.scalar(arm.result),
+        then: this.scalar(arm.result, use),
       })),
-      otherwise: this.scalar(last.result),
+      otherwise: this.scalar(last.result, use),
     };
   }
 
@@ -182,35 +189,36 @@ export class FormulaLowerer {
     switch (e.callee) {
       case 'max':
       case 'min':
-        return { k: 'minmax', op: e.callee, args: args.map((a) => this.scalar(a)) };
+        return { k: 'minmax', op: e.callee, args: args.map((a) => this.scalar(a, 'number')) };
       case 'floor':
       case 'ceil':
-        return { k: e.callee, a: this.scalar(args[0]) };
+        return { k: e.callee, a: this.scalar(args[0], 'number') };
       case 'days_between':
+        return { k: e.callee, a: this.scalar(args[0], 'date'), b: this.scalar(args[1], 'date') };
       case 'date_add_days':
-        return { k: e.callee, a: this.scalar(args[0]), b: this.scalar(args[1]) };
+        return { k: e.callee, a: this.scalar(args[0], 'date'), b: this.scalar(args[1], 'integer') };
       case 'len': {
         const relName = args[0].t === 'field' ? this.bareName(args[0].target, 'len') : this.bareName(args[0], 'len');
         return { k: 'count', rel: this.relation(relName, []), pred: null };
       }
       case 'count_where': {
-        const relName = this.bareName(args[0], 'count_where');
         const predName = this.bareName(args[1], 'count_where');
-        return { k: 'count', rel: this.relation(relName, [predName]), pred: this.memberJudgment(predName) };
+        const rel = this.relation(this.bareName(args[0], 'count_where'), [predName]);
+        return { k: 'count', rel, pred: this.memberJudgment(predName, rel) };
       }
       case 'sum': {
         if (args[0].t !== 'field') this.error('invalid_reference', 'sum takes `relation.field` (e.g. `sum(members.income)`)', args[0]);
-        const relName = this.bareName(args[0].target, 'sum');
-        return { k: 'sum', rel: this.relation(relName, [args[0].field]), value: this.memberValue(args[0].field), pred: null };
+        const rel = this.relation(this.bareName(args[0].target, 'sum'), [args[0].field]);
+        return { k: 'sum', rel, value: this.memberValue(args[0].field, rel), pred: null };
       }
       case 'sum_where': {
-        const relName = this.bareName(args[0], 'sum_where');
         const field = this.bareName(args[1], 'sum_where');
         const pred = this.bareName(args[2], 'sum_where');
-        return { k: 'sum', rel: this.relation(relName, [field, pred]), value: this.memberValue(field), pred: this.memberJudgment(pred) };
+        const rel = this.relation(this.bareName(args[0], 'sum_where'), [field, pred]);
+        return { k: 'sum', rel, value: this.memberValue(field, rel), pred: this.memberJudgment(pred, rel) };
       }
       default:
-        args.forEach((a) => this.scalar(a));
+        args.forEach((a) => this.scalar(a, 'number'));
         return { k: 'over_periods', fn: e.callee };
     }
   }
@@ -231,22 +239,31 @@ export class FormulaLowerer {
   }
 
   /** A relation aggregate's field: a derived rule, else an input, read on the member. */
-  private memberValue(name: string): ScalarExpr {
+  private memberValue(name: string, rel: number): ScalarExpr {
     const rule = this.symbols.derived(name);
     if (rule !== undefined) {
       this.deps.rules.add(rule);
       return { k: 'rule', rule };
     }
-    return { k: 'input', slot: this.input(name) };
+    return { k: 'input', slot: this.input(name, 'number', this.symbols.memberEntity(rel)) };
   }
 
-  private memberJudgment(name: string): JudgmentExpr {
+  private memberJudgment(name: string, rel: number): JudgmentExpr {
     const rule = this.symbols.derived(name);
     if (rule !== undefined) {
       this.deps.rules.add(rule);
       return { k: 'jrule', rule };
     }
-    return { k: 'jinput', slot: this.input(name) };
+    return { k: 'jinput', slot: this.input(name, 'condition', this.symbols.memberEntity(rel)) };
+  }
+
+  /** What a comparison operand says about the other side: `x == "a"` makes x text. */
+  private operandUse(e: Expr): InputUse {
+    if (e.t === 'str') return 'text';
+    if (e.t === 'bool') return 'condition';
+    if (e.t === 'num') return 'number';
+    if (e.t === 'name' && (e.name === 'period_start' || e.name === 'period_end')) return 'date';
+    return 'value';
   }
 
   // ---- judgment position -----------------------------------------------------------------
@@ -263,7 +280,7 @@ export class FormulaLowerer {
       case 'binary':
         if (e.op === 'and' || e.op === 'or') return { k: e.op, a: this.judgment(e.left), b: this.judgment(e.right) };
         if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') return this.needJudgment(e, `arithmetic \`${e.op}\``);
-        return { k: 'cmp', op: e.op as CmpOp, a: this.scalar(e.left), b: this.scalar(e.right) };
+        return { k: 'cmp', op: e.op as CmpOp, a: this.scalar(e.left, this.operandUse(e.right)), b: this.scalar(e.right, this.operandUse(e.left)) };
       case 'call':
         if (e.callee === 'exactly_one') {
           this.checkCall(e, 'judgment');
@@ -298,13 +315,13 @@ export class FormulaLowerer {
         return { k: 'jrule', rule, onCurrent };
       }
       if (this.symbols.hasRelationNamed(name)) return { k: 'member', rel: this.relation(name, []) };
-      return { k: 'jinput', slot: this.input(name) };
+      return { k: 'jinput', slot: this.input(name, 'condition') };
     }
     const rule = this.symbols.derived(name);
     if (rule !== undefined) {
       this.deps.rules.add(rule);
       return { k: 'jrule', rule };
     }
-    return { k: 'jinput', slot: this.input(name) };
+    return { k: 'jinput', slot: this.input(name, 'condition') };
   }
 }

@@ -4,13 +4,32 @@ import { RuleSpecError } from '../diagnostics.js';
 import { Day, Decimal, type Value, valueFromYaml } from '../engine/values.js';
 import type { Expr } from '../1-parse/formula/ast.js';
 import { FormulaLowerer, type Dependencies, type Symbols } from './lower-expr.js';
-import type { DerivedRule, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';
+import type { DerivedRule, InputUse, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';
 import { checkCycles } from './cycles.js';
 
 // Phase 3: the merged namespace → a Program the engine can run. Every derived rule of the
 // closure is lowered (an error anywhere fails the closure, as in the reference engine).
 
 const ROUNDING_MODES: RoundingMode[] = ['half_up', 'half_even', 'floor', 'ceil'];
+
+/** What a rule's dtype says about an input that is its whole value. */
+function useOfDtype(dtype: string | null): InputUse {
+  switch (dtype?.toLowerCase()) {
+    case 'boolean':
+    case 'bool':
+      return 'condition';
+    case 'integer':
+    case 'int':
+      return 'integer';
+    case 'text':
+    case 'string':
+      return 'text';
+    case 'date':
+      return 'date';
+    default:
+      return 'number';
+  }
+}
 
 function dayOf(text: string | null, mod: ParsedModule, v: VersionDecl): number | null {
   if (text === null) return null;
@@ -45,6 +64,7 @@ export function lowerProgram(ns: Namespace): Program {
     paramById: new Map(),
     relationById: new Map(),
     inputSlots: new Set(),
+    inputs: new Map(),
   };
   const units = builtinUnits();
   for (const mod of ns.modules) for (const [k, v] of mod.units) units.set(k, v);
@@ -68,7 +88,7 @@ export function lowerProgram(ns: Namespace): Program {
       return { from: dayOf(v.from, cr.origin, v), to: dayOf(v.to, cr.origin, v), cells };
     });
     versions.sort(byFrom);
-    const param: Parameter = { index, id: cr.id, name, indexedBy: cr.decl.indexedBy ?? null, dtype: cr.decl.dtype ?? null, versions, origin: cr.origin };
+    const param: Parameter = { index, id: cr.id, name, indexedBy: cr.decl.indexedBy ?? null, dtype: cr.decl.dtype ?? null, versions, origin: cr.origin, decl: cr.decl };
     program.parameters.push(param);
     program.paramByName.set(name, index);
     if (param.indexedBy) program.inputSlots.add(param.indexedBy);
@@ -94,6 +114,7 @@ export function lowerProgram(ns: Namespace): Program {
       rounding: null,
       unitError: cr.decl.unit && !units.has(cr.decl.unit) ? `rule \`${name}\` names unit \`${cr.decl.unit}\`, which no module declares` : null,
       origin: cr.origin,
+      decl: cr.decl,
       ruleDeps: new Set(),
       paramDeps: new Set(),
       inputDeps: new Set(),
@@ -115,7 +136,8 @@ export function lowerProgram(ns: Namespace): Program {
       name: cr.decl.name,
       kind: cr.decl.kind === 'data_relation' ? 'data' : 'derived',
       arity: decl.arity,
-      origin: cr.origin,
+      origin: cr.origin.target,
+      arguments: cr.decl.derivedRelation?.slotEntities.length ? cr.decl.derivedRelation.slotEntities : decl.arguments,
     };
     program.relations.push(rel);
     program.relationById.set(rel.id, rel.index);
@@ -125,7 +147,7 @@ export function lowerProgram(ns: Namespace): Program {
     let idx = program.relationById.get(name);
     if (idx === undefined) {
       idx = program.relations.length;
-      program.relations.push({ index: idx, id: name, name, kind: 'implicit', arity: 2, origin: null });
+      program.relations.push({ index: idx, id: name, name, kind: 'implicit', arity: 2, origin: null, arguments: [] });
       program.relationById.set(name, idx);
     }
     return idx;
@@ -153,6 +175,14 @@ export function lowerProgram(ns: Namespace): Program {
       if (foreign && declared?.length === 1) return declared[0].index;
       return implicit(name);
     },
+    memberEntity: (rel) => program.relations[rel].arguments[0] || 'Member',
+    noteInput(slot, use, entity, module) {
+      let info = program.inputs.get(slot);
+      if (!info) program.inputs.set(slot, (info = { entities: new Set(), uses: new Set(), readers: new Set() }));
+      info.entities.add(entity);
+      info.uses.add(use);
+      info.readers.add(module);
+    },
   };
 
   // lower derived rules, collecting every rule's problems before failing
@@ -175,8 +205,8 @@ export function lowerProgram(ns: Namespace): Program {
     for (const v of cr.versions) {
       const formula = v.formula!;
       const lowerer = new FormulaLowerer(symbols, rule.name, formula, formulaModule, rule.entity, deps);
-      const expr = rule.judgment ? lowerer.judgment(formula.expr) : lowerer.scalar(formula.expr);
-      rule.versions.push({ from: dayOf(v.from, formulaModule, v), to: dayOf(v.to, formulaModule, v), expr, formula });
+      const expr = rule.judgment ? lowerer.judgment(formula.expr) : lowerer.scalar(formula.expr, useOfDtype(rule.dtype));
+      rule.versions.push({ from: dayOf(v.from, formulaModule, v), to: dayOf(v.to, formulaModule, v), expr, formula, formulaModule });
     }
     rule.versions.sort(byFrom);
     rule.alwaysApplies = rule.versions.length === 1 && rule.versions[0].to === null;

@@ -1,4 +1,4 @@
-import type { DerivedRule, JudgmentExpr, Program, Relation, RuleVersion, ScalarExpr } from '../3-lower/ir.js';
+import type { ExecRule, ExecVersion, Executable, JudgmentExpr, Relation, ScalarExpr } from '../3-lower/ir.js';
 import type { Dataset } from './dataset.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome } from './logic.js';
 import { type Period, periodLabel } from './period.js';
@@ -37,7 +37,7 @@ export class Evaluation {
   private readonly members = new Map<string, string[]>();
 
   constructor(
-    readonly program: Program,
+    readonly program: Executable,
     readonly dataset: Dataset,
     readonly period: Period,
   ) {
@@ -66,7 +66,7 @@ export class Evaluation {
     return result;
   }
 
-  private compute(rule: DerivedRule, entity: string): Result {
+  private compute(rule: ExecRule, entity: string): Result {
     if (rule.unitError) throw new EvaluationError(rule.unitError);
     const version = this.version(rule);
     if (rule.judgment) return this.judgment(version.expr as JudgmentExpr, entity, entity);
@@ -77,7 +77,7 @@ export class Evaluation {
     return value;
   }
 
-  private version(rule: DerivedRule): RuleVersion<ScalarExpr | JudgmentExpr> {
+  private version(rule: ExecRule): ExecVersion {
     if (rule.alwaysApplies) return rule.versions[0];
     const chosen = latestVersion(rule.versions, this.period.start);
     if (!chosen) throw new EvaluationError(`rule \`${rule.name}\` has no version in effect on ${periodLabel(this.period)}`);
