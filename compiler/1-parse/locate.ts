@@ -66,18 +66,32 @@ function findNode(text: string, path: (string | number)[]): Found | undefined {
   return best;
 }
 
-/** Map an offset inside a scalar's value to the source, by aligning non-blank characters
- *  (robust to block-scalar indentation and folded lines). */
+/** Map an offset inside a scalar's value to the source. Quoted scalars are walked with their
+ *  escapes (`''` in single quotes, backslashes in double quotes); block and plain scalars by
+ *  aligning non-blank characters (robust to indentation and folded lines). */
 function sourceOffset(text: string, found: Found, value: string, offset: number): number {
+  const quote = text[found.start - 1];
+  if ((quote === "'" || quote === '"') && !value.slice(0, offset).includes('\n')) {
+    let i = found.start;
+    for (let v = 0; v < offset && i < found.end; v++) {
+      if (quote === "'" && text[i] === "'" && text[i + 1] === "'") i += 2;
+      else if (quote === '"' && text[i] === '\\') i += text[i + 1] === 'x' ? 4 : text[i + 1] === 'u' ? 6 : text[i + 1] === 'U' ? 10 : 2;
+      else i++;
+    }
+    return i;
+  }
   let wanted = 0;
   for (let i = 0; i < offset && i < value.length; i++) if (!/\s/.test(value[i])) wanted++;
   let seen = 0;
+  let afterLast = found.start;
   for (let i = found.start; i < found.end; i++) {
     if (/\s/.test(text[i])) continue;
     if (seen === wanted) return i;
     seen++;
+    afterLast = i + 1;
   }
-  return found.start;
+  // past the last character (an error at the end of the formula)
+  return afterLast;
 }
 
 export function locate(loc: YamlLocation, text?: string): Position | undefined {

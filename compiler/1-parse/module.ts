@@ -62,6 +62,8 @@ export interface RuleDecl {
   dataRelation?: RelationDecl;
   derivedRelation?: DerivedRelationDecl;
   sourceRelation?: SourceRelationDecl;
+  /** Quoted source text supporting the rule (`metadata.proof.atoms[].source`). */
+  quotes: { citationPath?: string; excerpt: string }[];
   path: (string | number)[];
 }
 
@@ -75,6 +77,21 @@ export interface ModuleMeta {
   kind?: string;
   status?: string;
   citationPaths: string[];
+  /** Outputs the encoder postponed (names, sometimes with notes). */
+  deferredOutputs: string[];
+}
+
+/** A top-level `inputs:` entry: describes an input the module's formulas read (the engine
+ *  ignores these; runtime packages use them for dtypes, defaults, aliases and examples). */
+export interface DeclaredInput {
+  name: string;
+  entity?: string;
+  dtype?: string;
+  unit?: string;
+  description?: string;
+  default?: unknown;
+  example?: unknown;
+  aliases: string[];
 }
 
 export interface ParsedModule {
@@ -85,8 +102,11 @@ export interface ParsedModule {
   /** Declared units: name → minor units (currencies) or null (non-currency). */
   units: Map<string, number | null>;
   meta: ModuleMeta;
+  declaredInputs: Map<string, DeclaredInput>;
   /** Problems found while parsing; the module cannot be compiled while any exists. */
   errors: RuleSpecError[];
+  /** sha256 of the source text (set by the source tree that read it). */
+  hash?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -102,14 +122,22 @@ function text(v: unknown): string | undefined {
 }
 
 export function parseModuleText(source: string, file: string, target: string): ParsedModule {
-  const mod: ParsedModule = { target, file, imports: [], rules: [], units: new Map(), meta: { citationPaths: [] }, errors: [] };
   let doc: unknown;
   try {
     doc = loadModuleYaml(source, file);
   } catch (err) {
-    mod.errors.push(err as RuleSpecError);
-    return mod;
+    return { ...emptyModule(target, file), errors: [err as RuleSpecError] };
   }
+  return readModuleDocument(doc, file, target);
+}
+
+function emptyModule(target: string, file: string): ParsedModule {
+  return { target, file, imports: [], rules: [], units: new Map(), meta: { citationPaths: [], deferredOutputs: [] }, declaredInputs: new Map(), errors: [] };
+}
+
+/** Read an already-loaded RuleSpec document (also used for synthesized program compositions). */
+export function readModuleDocument(doc: unknown, file: string, target: string): ParsedModule {
+  const mod = emptyModule(target, file);
   const fail: Fail = (code, message, path, at) =>
     mod.errors.push(new RuleSpecError(code, message, { location: { file, path, ...at } }));
 
@@ -125,6 +153,7 @@ export function parseModuleText(source: string, file: string, target: string): P
   }
   readMeta(doc.module, mod.meta);
   readUnits(doc.units, mod.units);
+  readDeclaredInputs(doc.inputs, mod.declaredInputs);
 
   const imports = doc.imports ?? [];
   if (!Array.isArray(imports)) fail('invalid_module', '`imports:` must be a list of module targets', ['imports']);
@@ -149,11 +178,34 @@ export function parseModuleText(source: string, file: string, target: string): P
   return mod;
 }
 
+function readDeclaredInputs(block: unknown, into: Map<string, DeclaredInput>): void {
+  if (!Array.isArray(block)) return;
+  for (const entry of block) {
+    if (!isObj(entry) || !text(entry.name)) continue;
+    into.set(text(entry.name)!, {
+      name: text(entry.name)!,
+      entity: text(entry.entity),
+      dtype: text(entry.dtype),
+      unit: text(entry.unit),
+      description: text(entry.description),
+      default: entry.default,
+      example: entry.example,
+      aliases: Array.isArray(entry.aliases) ? entry.aliases.map((a) => text(a)).filter((a): a is string => !!a) : [],
+    });
+  }
+}
+
 function readMeta(block: unknown, meta: ModuleMeta): void {
   if (!isObj(block)) return;
   meta.summary = text(block.summary);
   meta.kind = text(block.kind);
   meta.status = text(block.status);
+  if (Array.isArray(block.deferred_outputs)) {
+    for (const d of block.deferred_outputs) {
+      const name = isObj(d) ? text(d.name) ?? text(d.output) : text(d);
+      if (name) meta.deferredOutputs.push(name);
+    }
+  }
   const sv = block.source_verification;
   if (isObj(sv)) {
     const one = text(sv.corpus_citation_path);
@@ -187,6 +239,17 @@ function readUnits(block: unknown, units: Map<string, number | null>): void {
     const currency = isObj(spec) && (spec.kind === 'currency' || Number.isInteger(minor));
     units.set(name, currency ? (Number.isInteger(minor) ? minor : 2) : null);
   }
+}
+
+function readQuotes(metadata: unknown): RuleDecl['quotes'] {
+  const atoms = isObj(metadata) && isObj(metadata.proof) && Array.isArray(metadata.proof.atoms) ? metadata.proof.atoms : [];
+  const quotes: RuleDecl['quotes'] = [];
+  for (const atom of atoms) {
+    const source = isObj(atom) && isObj(atom.source) ? atom.source : undefined;
+    const excerpt = source ? text(source.excerpt) : undefined;
+    if (excerpt && !quotes.some((q) => q.excerpt === excerpt)) quotes.push({ citationPath: text(source!.corpus_citation_path), excerpt });
+  }
+  return quotes;
 }
 
 type Fail = (code: RuleSpecError['code'], message: string, path: (string | number)[], at?: { offset: number; scalar: string }) => void;
@@ -225,6 +288,7 @@ function readRule(raw: unknown, path: (string | number)[], fail: Fail): RuleDecl
     indexedBy: text(raw.indexed_by),
     rounding: text(raw.rounding),
     versions: [],
+    quotes: readQuotes(raw.metadata),
     path,
   };
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseModuleText, type ParsedModule } from '../1-parse/module.js';
@@ -55,7 +56,11 @@ export class SourceTree {
     let mod = this.modules.get(target);
     if (mod === undefined) {
       const file = this.fileFor(target);
-      mod = file ? parseModuleText(readFileSync(file, 'utf8'), file, target) : null;
+      if (file) {
+        const text = readFileSync(file, 'utf8');
+        mod = parseModuleText(text, file, target);
+        mod.hash = createHash('sha256').update(text).digest('hex');
+      } else mod = null;
       this.modules.set(target, mod);
     }
     return mod;
@@ -64,6 +69,11 @@ export class SourceTree {
   /** Forget a cached module (after its file changed). */
   invalidate(target: string): void {
     this.modules.delete(target);
+  }
+
+  /** Register a module that exists only in memory (a program composition). */
+  addVirtual(mod: ParsedModule): void {
+    this.modules.set(mod.target, mod);
   }
 }
 

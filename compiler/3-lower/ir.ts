@@ -143,6 +143,8 @@ export interface InputInfo {
   uses: Set<InputUse>;
   /** Modules whose formulas read the input. */
   readers: Set<ParsedModule>;
+  /** Text literals formulas compare it with (its likely values). */
+  literals: Set<string>;
 }
 
 export interface Program extends Executable {

@@ -25,7 +25,7 @@ export interface Symbols {
   /** Entity label of a relation's related (member) slot. */
   memberEntity(relation: number): string;
   /** Record how a formula of `module` reads an input (for the package's input catalogue). */
-  noteInput(slot: string, use: InputUse, entity: string, module: ParsedModule): void;
+  noteInput(slot: string, use: InputUse, entity: string, module: ParsedModule, literal?: string): void;
 }
 
 export interface Dependencies {
@@ -155,6 +155,7 @@ export class FormulaLowerer {
     // `match s: p1 => r1 … pn => rn` ≡ if s == p1: r1 … else: <`_` arm, or else the last arm's result>
     const patterns = e.arms.map((arm) => arm.pattern).filter((p): p is Expr => p !== null);
     const subject = this.scalar(e.subject, patterns.length ? this.operandUse(patterns[0]) : 'value');
+    for (const p of patterns) this.noteLiteral(e.subject, p);
     const last = e.arms[e.arms.length - 1];
     const conditional = last.pattern === null ? e.arms.slice(0, -1) : e.arms;
     if (conditional.length === 0) return this.scalar(last.result, use);
@@ -257,6 +258,12 @@ export class FormulaLowerer {
     return { k: 'jinput', slot: this.input(name, 'condition', this.symbols.memberEntity(rel)) };
   }
 
+  /** `region == "nyc"`: remember "nyc" as a value of the input `region`. */
+  private noteLiteral(side: Expr, other: Expr): void {
+    if (side.t !== 'name' || other.t !== 'str' || this.symbols.derived(side.name) !== undefined || this.symbols.parameter(side.name) !== undefined) return;
+    this.symbols.noteInput(side.name, 'text', this.ruleEntity, this.module, other.value);
+  }
+
   /** What a comparison operand says about the other side: `x == "a"` makes x text. */
   private operandUse(e: Expr): InputUse {
     if (e.t === 'str') return 'text';
@@ -280,6 +287,8 @@ export class FormulaLowerer {
       case 'binary':
         if (e.op === 'and' || e.op === 'or') return { k: e.op, a: this.judgment(e.left), b: this.judgment(e.right) };
         if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') return this.needJudgment(e, `arithmetic \`${e.op}\``);
+        this.noteLiteral(e.left, e.right);
+        this.noteLiteral(e.right, e.left);
         return { k: 'cmp', op: e.op as CmpOp, a: this.scalar(e.left, this.operandUse(e.right)), b: this.scalar(e.right, this.operandUse(e.left)) };
       case 'call':
         if (e.callee === 'exactly_one') {

@@ -71,6 +71,7 @@ export function lowerProgram(ns: Namespace): Program {
 
   // parameters
   for (const [name, cr] of ns.parameters) {
+    roundingOf(cr, units); // validated even though a parameter's cells are never rounded
     const index = program.parameters.length;
     const versions: ParameterVersion[] = cr.versions.map((v) => {
       const cells = new Map<number, Value>();
@@ -176,12 +177,13 @@ export function lowerProgram(ns: Namespace): Program {
       return implicit(name);
     },
     memberEntity: (rel) => program.relations[rel].arguments[0] || 'Member',
-    noteInput(slot, use, entity, module) {
+    noteInput(slot, use, entity, module, literal) {
       let info = program.inputs.get(slot);
-      if (!info) program.inputs.set(slot, (info = { entities: new Set(), uses: new Set(), readers: new Set() }));
+      if (!info) program.inputs.set(slot, (info = { entities: new Set(), uses: new Set(), readers: new Set(), literals: new Set() }));
       info.entities.add(entity);
       info.uses.add(use);
       info.readers.add(module);
+      if (literal !== undefined) info.literals.add(literal);
     },
   };
 

@@ -11,10 +11,21 @@ import { Day, Decimal, formatValue, kindOf, type Value, ZERO } from './values.js
 export class EvaluationError extends Error {
   /** Rules being evaluated when the error happened, outermost first. */
   chain: string[] = [];
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** Set when the error is a missing input, so callers can name the field to supply. */
+    readonly missingInput?: { slot: string; entity: string },
+  ) {
     super(message);
     this.name = 'EvaluationError';
   }
+}
+
+/** A rule value computed during a query, in the order computation finished. */
+export interface TraceStep {
+  rule: number;
+  entity: string;
+  result: Result;
 }
 
 export type Result = Value | Outcome;
@@ -35,13 +46,17 @@ function describe(v: Value): string {
 export class Evaluation {
   private readonly memo: Map<string, Result | typeof IN_PROGRESS>[];
   private readonly members = new Map<string, string[]>();
+  /** Every rule value computed, when tracing is on. */
+  readonly trace: TraceStep[] | null;
 
   constructor(
     readonly program: Executable,
     readonly dataset: Dataset,
     readonly period: Period,
+    options: { trace?: boolean } = {},
   ) {
     this.memo = program.rules.map(() => new Map());
+    this.trace = options.trace ? [] : null;
   }
 
   /** Evaluate a derived rule for an entity id. Judgment rules yield an Outcome. */
@@ -63,6 +78,7 @@ export class Evaluation {
       throw err;
     }
     memo.set(entity, result);
+    this.trace?.push({ rule: index, entity, result });
     return result;
   }
 
@@ -84,7 +100,7 @@ export class Evaluation {
     return chosen;
   }
 
-  private parameter(index: number, key: number): Value {
+  parameter(index: number, key: number): Value {
     const param = this.program.parameters[index];
     const version = latestVersion(param.versions, this.period.start);
     if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`);
@@ -101,7 +117,7 @@ export class Evaluation {
 
   input(slot: string, entity: string): Value {
     const value = this.dataset.input(slot, entity, this.period);
-    if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`);
+    if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { slot, entity });
     return value;
   }
 

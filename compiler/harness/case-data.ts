@@ -3,6 +3,7 @@ import { Dataset } from '../engine/dataset.js';
 import { monthPeriod, type Period } from '../engine/period.js';
 import { Day, valueFromYaml } from '../engine/values.js';
 import type { RawCase } from './test-file.js';
+import { snakeCase } from '../names.js';
 
 // Turning one test case into a query: its period, the query entity id, and a dataset of inputs
 // (every key absolute: `module#input.slot`, `module#relation.name`, or `module#name`).
@@ -40,10 +41,6 @@ export function casePeriod(raw: unknown): Period {
     return { kind, start, end };
   }
   throw new CaseError(`period must be YYYY-MM or a mapping {period_kind, start, end}, got ${JSON.stringify(raw)}`);
-}
-
-export function snakeCase(label: string): string {
-  return label.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
 }
 
 const isScalar = (v: unknown) => v !== null && v !== undefined && (typeof v !== 'object' || v instanceof Date);

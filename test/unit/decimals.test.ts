@@ -200,4 +200,22 @@ describe('rule-level rounding', () => {
     expect(() => compileDemo(rule('x * 1', extra))).toThrow(RuleSpecError);
     expect(() => compileDemo(rule('x * 1', extra))).toThrow(message);
   });
+
+  // `rounding:` is validated on every rule, including one that is a scalar parameter by shape
+  // (no entity, literal formula; rulespec.md §3.1 and §6.8).
+  const literalRule = (kind: string, rounding: string) => `
+    - name: fee
+      kind: ${kind}
+      unit: USD
+      rounding: ${rounding}
+      versions:
+        - effective_from: '2020-01-01'
+          formula: 2.345
+  `;
+  test('`rounding:` on a `kind: parameter` rule is a compile error', () => {
+    expect(() => compileDemo(literalRule('parameter', 'half_up'))).toThrow(/`rounding:` is only allowed on derived rules/);
+  });
+  test('an unknown rounding mode on a literal-valued rule is a compile error', () => {
+    expect(() => compileDemo(literalRule('derived', 'sideways'))).toThrow(/unknown rounding `sideways`/);
+  });
 });

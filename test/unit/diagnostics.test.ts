@@ -122,7 +122,7 @@ rules:
 `);
     expect(err.code).toBe('formula_syntax');
     const d = located(text);
-    expect(d).toMatchObject({ line: 11, column: 25 });
+    expect(d).toMatchObject({ line: 11, column: 27 });
     expect(d.message).toMatch(/comparisons cannot be chained/);
     expect(at(d, 4)).toBe('< 65');
   });
@@ -174,11 +174,24 @@ rules:
     expect(d.message).toMatch(/the comparison `>=` yields a judgment/);
   });
 
-  // KNOWN BUG (reported): locate.ts maps an offset inside a formula to the source by counting
-  // non-blank characters, which breaks on escape sequences in quoted YAML scalars (`\"` in
-  // double quotes, `''` in single quotes): the caret lands 3 columns early here (col 31 instead
-  // of 34). `test.fails` keeps the suite green while the bug exists; delete `.fails` once fixed.
-  test.fails('positions inside a quoted scalar with escapes [known bug]', () => {
+  // Positions inside quoted scalars account for escapes (`\"`, `''`), and an error at the end
+  // of a formula points just past its last token.
+  test('an end-of-formula error points past the last token', () => {
+    const { text } = errorOf(`format: rulespec/v1
+rules:
+  - name: r
+    kind: derived
+    entity: Household
+    versions:
+      - effective_from: '2020-01-01'
+        formula: a +
+`);
+    const d = located(text);
+    expect(d.message).toBe('rule `r`: unexpected end of formula');
+    expect(d).toMatchObject({ line: 8, column: 21 });
+  });
+
+  test('positions inside a quoted scalar with escapes', () => {
     const { text } = errorOf(`format: rulespec/v1
 rules:
   - name: s
@@ -261,14 +274,15 @@ rules: []
   });
 
   test('an import that is not an absolute target', () => {
-    const { err, text } = errorOf(`format: rulespec/v1
-imports:
-  - us:statutes/demo/ok
-  - statutes/demo/relative
-rules: []
-`);
+    const t = writeTree({
+      'us/statutes/demo/ok.yaml': 'format: rulespec/v1\nrules: []\n',
+      [M]: 'format: rulespec/v1\nimports:\n  - us:statutes/demo/ok\n  - statutes/demo/relative\nrules: []\n',
+    });
+    const { err, text } = compileError(t, target);
     expect(err.code).toBe('unresolved_import');
-    expect(located(text)).toMatchObject({ line: 4, column: 5 });
+    const d = located(text);
+    expect(d).toMatchObject({ line: 4, column: 5 });
+    expect(d.message).toBe('import `statutes/demo/relative` is not an absolute target (jurisdiction:root/path)');
   });
 
   test('import cycle, at the import that closes it', () => {
@@ -280,7 +294,7 @@ rules: []
     expect(err.code).toBe('import_cycle');
     const d = located(text);
     expect(d.file).toBe(t.file('us/statutes/demo/y.yaml'));
-    expect(d).toMatchObject({ line: 2, column: 12 });
+    expect(d).toMatchObject({ line: 2, column: 11 });
     expect(d.message).toBe('import cycle: us:statutes/demo/x → us:statutes/demo/y → us:statutes/demo/x');
   });
 
@@ -329,21 +343,22 @@ rules:
     entity: Household
     versions:
       - effective_from: '2020-01-01'
-        formula: a +
+        formula: a + * b
   - name: two
     kind: derived
     entity: Household
     versions:
       - effective_from: '2020-01-01'
-        formula: if a: 1
+        formula: 'x == 2026-01-01'
 `);
     const all = diagnostics(text).map(checkAgainstFile);
     expect(all.map((d) => [d.line, d.column])).toEqual([
-      [8, 21], // end of `a +`
-      [14, 25], // end of `if a: 1`: the missing else
+      [8, 22], // the `*`
+      [14, 24], // the date
     ]);
-    expect(all[0].message).toMatch(/^rule `one`: unexpected end of formula/);
-    expect(all[1].message).toMatch(/^rule `two`: expected 'elif' or 'else'/);
+    expect(all[0].message).toBe("rule `one`: unexpected '*'");
+    expect(all[1].message).toMatch(/^rule `two`: date literals are not supported/);
+    expect(at(all[1], 10)).toBe('2026-01-01');
   });
 });
 

@@ -193,10 +193,8 @@ describe('calls, fields and indexes', () => {
     expect(syntaxError('f(x)(y)').message).toMatch(/only a function name can be called/);
   });
 
-  // KNOWN BUG (reported): parentheses are dropped from the AST, so `(f)(x)` is parsed as the
-  // call `f(x)` (and `(max)(1, 2)` evaluates max). rulespec.md §5.2: "`(f)(x)` is not" valid.
-  // `test.fails` keeps the suite green while the bug exists; delete `.fails` once it is fixed.
-  test.fails('a parenthesised name cannot be called: `(f)(x)` [known bug]', () => {
+  // rulespec.md §5.2: calls are only allowed on a bare name; `(f)(x)` is not valid.
+  test('a parenthesised name cannot be called: `(f)(x)`', () => {
     expect(syntaxError('(f)(x)').message).toMatch(/only a function name can be called/);
   });
 

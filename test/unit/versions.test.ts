@@ -8,6 +8,7 @@ import { compileDemo, evalRule, only, removeTempTrees, runDemo, statuses } from 
 afterAll(removeTempTrees);
 
 const day = (iso: string) => Day.parse(iso)!.n;
+const DAY = (iso: string) => `{period_kind: custom, name: day, start: '${iso}', end: '${iso}'}`;
 
 /** One case of the demo module: period (YAML text), optional inputs, one output. */
 function caseText(name: string, period: string, output: string, expected: string | number, inputs: Record<string, unknown> = {}): string {
@@ -27,7 +28,6 @@ describe('version selection at boundaries (by the period start)', () => {
         - effective_from: '2026-10-01'
           formula: base * 3
   `;
-  const DAY = (iso: string) => `{period_kind: custom, name: day, start: '${iso}', end: '${iso}'}`;
 
   test.each([
     ['2026-09', 20],
@@ -81,7 +81,7 @@ describe('single-version derived rules', () => {
     expect(statuses(results)).toEqual({ 'long-before': 'pass', after: 'pass' });
   });
 
-  test('a single version WITH effective_to does not always apply', () => {
+  test('a single version WITH effective_to does not always apply before its effective_from', () => {
     const rules = `
       - name: temporary
         kind: derived
@@ -91,13 +91,43 @@ describe('single-version derived rules', () => {
             effective_to: '2026-06-30'
             formula: base * 2
     `;
+    const results = runDemo(rules, caseText('before', '2025-12', 'temporary', 14, { base: 7 }) + caseText('inside', '2026-06', 'temporary', 14, { base: 7 }));
+    expect(statuses(results)).toEqual({ before: 'error', inside: 'pass' });
+    expect(results[0].error).toMatch(/rule `temporary` has no version in effect/);
+  });
+
+  // effective_to is enforced here (HEAD behaviour); the pinned engine ignores it. rulespec.md
+  // §0.2: no corpus case depends on it either way. Harness-side parameter outputs ignore it (§8.7).
+  test('effective_to is enforced by the engine (inclusive), but not for harness parameter outputs', () => {
+    const rules = `
+      - name: temporary
+        kind: derived
+        entity: Household
+        versions:
+          - effective_from: '2026-01-01'
+            effective_to: '2026-06-30'
+            formula: base * 2
+      - name: cap
+        kind: parameter
+        versions:
+          - effective_from: '2026-01-01'
+            effective_to: '2026-06-30'
+            formula: 5
+      - name: capped
+        kind: derived
+        entity: Household
+        versions:
+          - effective_from: '2020-01-01'
+            formula: min(base, cap)
+    `;
     const results = runDemo(
       rules,
-      caseText('before', '2025-12', 'temporary', 14, { base: 7 }) +
-        caseText('inside', '2026-06', 'temporary', 14, { base: 7 }) +
-        caseText('after', '2026-07', 'temporary', 14, { base: 7 }),
+      caseText('last-day', DAY('2026-06-30'), 'temporary', 14, { base: 7 }) +
+        caseText('expired', '2026-07', 'temporary', 14, { base: 7 }) +
+        caseText('param-expired-engine', '2026-07', 'capped', 5, { base: 7 }) +
+        caseText('param-expired-harness', '2026-07', 'cap', 5),
     );
-    expect(statuses(results)).toEqual({ before: 'error', inside: 'pass', after: 'error' });
+    expect(statuses(results)).toEqual({ 'last-day': 'pass', expired: 'error', 'param-expired-engine': 'error', 'param-expired-harness': 'pass' });
   });
 
   test('an expired version is not a fallback when a later version has not started', () => {

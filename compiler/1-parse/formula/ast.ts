@@ -20,3 +20,42 @@ export type Expr =
 export function isLiteral(e: Expr): boolean {
   return e.t === 'num' || e.t === 'str' || e.t === 'bool';
 }
+
+/** Every name a formula refers to (rules, parameters, inputs, relations), in order of appearance. */
+export function referencedNames(e: Expr, out: Set<string> = new Set()): Set<string> {
+  switch (e.t) {
+    case 'name':
+      out.add(e.name);
+      break;
+    case 'unary':
+      referencedNames(e.arg, out);
+      break;
+    case 'binary':
+      referencedNames(e.left, out);
+      referencedNames(e.right, out);
+      break;
+    case 'if':
+      for (const b of e.branches) referencedNames(b.then, referencedNames(b.cond, out));
+      referencedNames(e.otherwise, out);
+      break;
+    case 'match':
+      referencedNames(e.subject, out);
+      for (const arm of e.arms) {
+        if (arm.pattern) referencedNames(arm.pattern, out);
+        referencedNames(arm.result, out);
+      }
+      break;
+    case 'call':
+      for (const a of e.args) referencedNames(a, out);
+      break;
+    case 'field':
+      referencedNames(e.target, out);
+      out.add(e.field);
+      break;
+    case 'index':
+      referencedNames(e.target, out);
+      referencedNames(e.index, out);
+      break;
+  }
+  return out;
+}

@@ -185,11 +185,12 @@ class Parser {
   }
 
   private parsePostfix(): Expr {
+    const parenthesized = this.isOp('(');
     let e = this.parsePrimary();
     for (;;) {
       if (this.isOp('(')) {
         const open = this.next();
-        if (e.t !== 'name') this.fail('only a function name can be called', open);
+        if (e.t !== 'name' || parenthesized) this.fail('only a function name can be called', open);
         const args: Expr[] = [];
         if (!this.isOp(')')) {
           for (;;) {

@@ -1,0 +1,94 @@
+import type { Program } from '../3-lower/ir.js';
+import type { GraphRule, ProgramGraph } from './package-types.js';
+
+// The ProgramGraph of a compiled program: its rules with their dependencies on other rules,
+// inputs and relations, legal ids throughout.
+
+export function programGraph(program: Program, ownOutputIds: string[]): ProgramGraph {
+  const inputId = (slot: string, module: string) => `${module}#input.${slot}`;
+  const rules: GraphRule[] = [];
+  for (const r of program.rules) {
+    const latest = r.versions[r.versions.length - 1];
+    rules.push({
+      legalId: r.id,
+      name: r.name,
+      fileLegalId: r.origin.target,
+      kind: 'derived',
+      entity: r.entity,
+      dtype: r.dtype,
+      period: r.decl.period ?? null,
+      unit: r.decl.unit ?? null,
+      source: r.decl.source ?? null,
+      sourceUrl: r.decl.sourceUrl ?? null,
+      ruleDeps: [...[...r.ruleDeps].map((d) => program.rules[d].id), ...[...r.paramDeps].map((p) => program.parameters[p].id)],
+      inputDeps: [...r.inputDeps].map((slot) => inputId(slot, latest.formulaModule.target)),
+      relationDeps: [...r.relationDeps].map((rel) => program.relations[rel].id),
+      formula: latest?.formula.text ?? null,
+    });
+  }
+  for (const p of program.parameters) {
+    rules.push({
+      legalId: p.id,
+      name: p.name,
+      fileLegalId: p.origin.target,
+      kind: 'parameter',
+      entity: null,
+      dtype: p.dtype,
+      period: p.decl.period ?? null,
+      unit: p.decl.unit ?? null,
+      source: p.decl.source ?? null,
+      sourceUrl: p.decl.sourceUrl ?? null,
+      ruleDeps: [],
+      inputDeps: p.indexedBy ? [inputId(p.indexedBy, p.origin.target)] : [],
+      relationDeps: [],
+      formula: p.decl.versions.find((v) => v.formula)?.formula?.text ?? null,
+    });
+  }
+
+  // inputs: one per (slot, reading module); member inputs name the relation they are read through
+  const memberRelation = new Map<string, string>();
+  for (const r of program.rules) {
+    for (const v of r.versions) collectMemberInputs(v.expr, (slot, rel) => memberRelation.set(slot, program.relations[rel].id));
+  }
+  const inputs: ProgramGraph['inputs'] = [];
+  for (const [slot, info] of [...program.inputs].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const entity = [...info.entities].find((e) => e !== 'Scalar') ?? [...info.entities][0];
+    for (const mod of info.readers) {
+      const relationLegalId = memberRelation.get(slot);
+      inputs.push({ legalId: inputId(slot, mod.target), name: slot, fileLegalId: mod.target, entity, ...(relationLegalId ? { relationLegalId } : {}) });
+    }
+  }
+  const relations = program.relations.map((rel) => ({
+    legalId: rel.id,
+    name: rel.name,
+    fileLegalId: rel.origin ?? '',
+    memberInputIds: inputs.filter((i) => i.relationLegalId === rel.id).map((i) => i.legalId),
+  }));
+  const consumed = new Set(rules.flatMap((r) => r.ruleDeps));
+  return {
+    rules,
+    inputs,
+    relations,
+    ownOutputs: ownOutputIds,
+    terminalOutputs: rules.filter((r) => r.kind === 'derived' && !consumed.has(r.legalId)).map((r) => r.legalId),
+  };
+}
+
+type Node = Record<string, unknown> & { k: string };
+
+/** Inputs read on relation members (the fields and predicates of aggregates). */
+function collectMemberInputs(expr: unknown, found: (slot: string, rel: number) => void): void {
+  if (!expr || typeof expr !== 'object') return;
+  if (Array.isArray(expr)) {
+    for (const e of expr) collectMemberInputs(e, found);
+    return;
+  }
+  const node = expr as Node;
+  if (node.k === 'lit') return;
+  if ((node.k === 'count' || node.k === 'sum') && typeof node.rel === 'number') {
+    for (const part of [node.pred, node.value] as Node[]) {
+      if (part && (part.k === 'input' || part.k === 'jinput')) found(part.slot as string, node.rel);
+    }
+  }
+  for (const value of Object.values(node)) if (value && typeof value === 'object') collectMemberInputs(value, found);
+}

@@ -1,0 +1,119 @@
+import type { DeclaredInput } from '../1-parse/module.js';
+import type { InputInfo, Program } from '../3-lower/ir.js';
+import { SCALAR_ENTITY } from '../2-resolve/namespace.js';
+import type { PackageEntity, PackageInput } from './package-types.js';
+import { snakeCase } from '../names.js';
+
+// The input catalogue of a package: every input slot its formulas read, grouped by entity,
+// with a dtype and a default. Declarations (`inputs:` in a module) win; otherwise the dtype is
+// inferred from how formulas use the input. Inputs without a default must be supplied.
+
+export function declaredInput(program: Program, slot: string): DeclaredInput | undefined {
+  for (const mod of program.modules) {
+    const d = mod.declaredInputs.get(slot);
+    if (d) return d;
+  }
+  return undefined;
+}
+
+function inferDtype(info: InputInfo | undefined): string {
+  const uses = info?.uses ?? new Set();
+  if (uses.has('condition')) return 'Boolean';
+  if (uses.has('text')) return 'Text';
+  if (uses.has('date')) return 'Date';
+  if (uses.has('integer') && !uses.has('number')) return 'Integer';
+  return 'Decimal';
+}
+
+const DEFAULTS: Record<string, unknown> = { Boolean: false, Decimal: 0, Money: 0, Rate: 0, Integer: 0, Count: 0 };
+
+function defaultFor(dtype: string, info: InputInfo | undefined, declared: DeclaredInput | undefined): unknown {
+  if (declared) return declared.default;
+  // a count used to index a table (household size) has no sensible default
+  if (dtype === 'Integer' && info?.uses.has('integer')) return undefined;
+  return DEFAULTS[dtype];
+}
+
+function entityOf(info: InputInfo | undefined, declared: DeclaredInput | undefined, main: string): string {
+  if (declared?.entity) return declared.entity;
+  const entities = [...(info?.entities ?? [])].filter((e) => e !== SCALAR_ENTITY && e !== '');
+  if (entities.includes(main) || entities.length === 0) return main;
+  return entities[0];
+}
+
+export interface InputCatalogue {
+  entities: PackageEntity[];
+  mainEntity: string;
+  personEntity: string | null;
+}
+
+export function catalogueInputs(program: Program, mainEntity: string): InputCatalogue {
+  const main = mainEntity === SCALAR_ENTITY ? 'Household' : mainEntity;
+  const byEntity = new Map<string, PackageInput[]>([[main, []]]);
+  for (const slot of [...program.inputSlots].sort()) {
+    const info = program.inputs.get(slot);
+    const declared = declaredInput(program, slot);
+    const dtype = declared?.dtype ?? inferDtype(info);
+    const entity = entityOf(info, declared, main);
+    const reader = info ? [...info.readers][0] : program.modules.find((m) => m.rules.some((r) => r.indexedBy === slot));
+    const values = info?.literals.size ? [...info.literals].sort() : undefined;
+    const input: PackageInput = {
+      name: slot,
+      dtype,
+      legal_id: `${reader?.target ?? program.root.target}#input.${slot}`,
+      required: false,
+    };
+    const dflt = defaultFor(dtype, info, declared);
+    if (dflt !== undefined) input.default = dflt;
+    else input.required = true;
+    if (declared?.unit) input.unit = declared.unit;
+    if (declared?.description) input.description = declared.description;
+    if (values) input.values = values;
+    if (!byEntity.has(entity)) byEntity.set(entity, []);
+    byEntity.get(entity)!.push(input);
+  }
+
+  const sizeInput = byEntity.get(main)!.find((i) => i.name.endsWith('_size'));
+  const memberRelations = program.relations.filter((r) => r.kind !== 'derived');
+  const entities: PackageEntity[] = [];
+  let personEntity: string | null = null;
+  for (const [entity, inputs] of byEntity) {
+    const relations = memberRelations
+      .filter((r) => (r.arguments[0] || 'Member') === entity)
+      .map((r) => ({ name: r.id, tuple: [entity, r.arguments[1] || main] }));
+    if (entity === main) {
+      entities.unshift({ entity, id_template: snakeCase(entity), count: 1, inputs });
+      continue;
+    }
+    if (relations.length && !personEntity) personEntity = entity;
+    entities.push({
+      entity,
+      id_template: `${snakeCase(entity)}-{index}`,
+      ...(sizeInput && relations.length ? { count_from: sizeInput.name } : {}),
+      inputs,
+      ...(relations.length ? { relations } : {}),
+    });
+  }
+  // a relation whose members read no input still lets `people` populate it
+  if (!personEntity) {
+    const rel = memberRelations.find((r) => r.arguments[1] === main || !r.arguments[1]);
+    if (rel) {
+      personEntity = rel.arguments[0] || 'Person';
+      entities.push({ entity: personEntity, id_template: `${snakeCase(personEntity)}-{index}`, inputs: [], relations: [{ name: rel.id, tuple: [personEntity, main] }] });
+    }
+  }
+  return { entities, mainEntity: main, personEntity };
+}
+
+/** Friendly names for inputs: declared aliases, and the name without the program's prefix. */
+export function householdAliases(program: Program, entities: PackageEntity[], programId: string): Record<string, string> {
+  const all = new Set(entities.flatMap((e) => e.inputs.map((i) => i.name)));
+  const aliases: Record<string, string> = {};
+  const prefix = `${programId.split('/').pop()!.replace(/-/g, '_')}_`;
+  const taken = (a: string) => all.has(a) || a in aliases;
+  for (const name of [...all].sort()) {
+    for (const alias of declaredInput(program, name)?.aliases ?? []) if (!taken(alias)) aliases[alias] = name;
+    if (name.startsWith(prefix) && name.length > prefix.length && !taken(name.slice(prefix.length))) aliases[name.slice(prefix.length)] = name;
+  }
+  return aliases;
+}

@@ -1,0 +1,198 @@
+import path from 'node:path';
+import { referencedNames } from '../1-parse/formula/ast.js';
+import type { ParsedModule, RuleDecl } from '../1-parse/module.js';
+import { splitTarget } from '../2-resolve/source-tree.js';
+import type { RootProvenance } from './provenance.js';
+
+// The rule index: one RuleDetail per rule of every module under the roots, with its source
+// references, dependencies (resolved by name in the module's import closure, as the engine
+// does) and dependents, plus the program list. The search text of each rule is precomputed.
+
+export interface RuleSummary {
+  id: string;
+  citation_path: string;
+  name: string;
+  jurisdiction: string;
+  program_id: string;
+  document_class: string;
+  status: 'encoded' | 'source-linked' | 'planned';
+  source_count: number;
+}
+
+export interface RuleDetail extends RuleSummary {
+  summary: string;
+  symbols: string[];
+  dependencies: string[];
+  dependents: string[];
+  version: string;
+  provenance: { rulespec_repo: string; rulespec_path: string; rulespec_branch: string; source_release: string };
+}
+
+export interface SourceReference {
+  id: string;
+  citation_path: string;
+  label: string;
+  url: string | null;
+  quote: string | null;
+  source_type: 'official' | 'derived' | 'repository';
+}
+
+export interface IndexedRule {
+  rule: RuleDetail;
+  sources: SourceReference[];
+}
+
+export interface ProgramSummary {
+  id: string;
+  name: string;
+  jurisdiction: string;
+  description: string;
+  rule_count: number;
+  status: 'available' | 'partial' | 'planned';
+  status_reason: string;
+}
+
+const DOCUMENT_CLASS: Record<string, string> = { statutes: 'statute', regulations: 'regulation', policies: 'policy', legislation: 'legislation', programs: 'program' };
+
+/** Programs a rule can belong to when no package includes its module: a path segment names it. */
+const PROGRAM_WORDS = ['snap', 'tanf', 'medicaid', 'chip', 'wic', 'ssi', 'liheap', 'csfp', 'eitc', 'ctc', 'income-tax', 'income_tax', 'payroll', 'tariff'];
+
+export interface PackageMembership {
+  programId: string;
+  jurisdiction: string;
+  modules: string[];
+}
+
+function ruleId(mod: ParsedModule, rule: RuleDecl): string {
+  return rule.kind === 'data_relation' || rule.kind === 'derived_relation' ? `${mod.target}#relation.${rule.name}` : `${mod.target}#${rule.name}`;
+}
+
+/** `us:statutes/7/2017/a#snap_allotment` → `us/statutes/7/2017/a/snap_allotment`. */
+export function citationPathOf(id: string): string {
+  const [target, fragment] = id.split('#');
+  const parts = splitTarget(target);
+  const base = parts ? `${parts.jurisdiction}/${parts.path}` : target;
+  return fragment ? `${base}/${fragment}` : base;
+}
+
+export function buildRuleIndex(
+  modules: ParsedModule[],
+  closureOf: (mod: ParsedModule) => ParsedModule[],
+  packages: PackageMembership[],
+  provenanceOf: (file: string) => RootProvenance & { relative: string },
+): IndexedRule[] {
+  const programOfModule = new Map<string, string>();
+  for (const p of [...packages].sort((a, b) => (a.programId < b.programId ? -1 : 1))) {
+    for (const m of p.modules) if (!programOfModule.has(m) && splitTarget(m)?.jurisdiction === p.jurisdiction) programOfModule.set(m, p.programId);
+  }
+  const words = [...new Set([...packages.map((p) => p.programId.split('/')[0]), ...PROGRAM_WORDS])];
+  const programOf = (mod: ParsedModule): string => {
+    const own = programOfModule.get(mod.target);
+    if (own) return own;
+    const segments = (splitTarget(mod.target)?.path ?? '').toLowerCase().split(/[/_.-]/);
+    return words.find((w) => w.split(/[-_]/).every((part) => segments.includes(part))) ?? 'general';
+  };
+
+  const indexed: IndexedRule[] = [];
+  const byId = new Map<string, IndexedRule>();
+  for (const mod of modules) {
+    const jurisdiction = splitTarget(mod.target)?.jurisdiction ?? '';
+    const root = splitTarget(mod.target)?.path.split('/')[0] ?? '';
+    const prov = provenanceOf(mod.file);
+    const names = closureNames(closureOf(mod));
+    const add = (rule: RuleDecl | undefined, name: string, status: RuleDetail['status'], summaryText: string) => {
+      const id = rule ? ruleId(mod, rule) : `${mod.target}#${name}`;
+      if (byId.has(id)) return;
+      const refs = rule ? referencesOf(rule) : new Set<string>();
+      const dependencies = [...refs].map((n) => names.get(n)).filter((d): d is string => !!d && d !== id);
+      const sources = sourcesOf(id, mod, rule, prov.relative);
+      const detail: RuleDetail = {
+        id,
+        citation_path: citationPathOf(id),
+        name,
+        jurisdiction,
+        program_id: programOf(mod),
+        document_class: DOCUMENT_CLASS[root] ?? root,
+        status,
+        source_count: sources.length,
+        summary: summaryText,
+        symbols: [...new Set([name, ...refs])],
+        dependencies: [...new Set(dependencies)],
+        dependents: [],
+        version: 'current',
+        provenance: { rulespec_repo: prov.repo, rulespec_path: prov.relative, rulespec_branch: prov.branch, source_release: prov.commit ?? 'unversioned' },
+      };
+      const entry = { rule: detail, sources };
+      indexed.push(entry);
+      byId.set(id, entry);
+    };
+    for (const rule of mod.rules) {
+      const status = rule.kind === 'source_relation' ? 'source-linked' : 'encoded';
+      add(rule, rule.name, status, summaryOf(mod, rule));
+    }
+    for (const name of deferredOutputs(mod)) add(undefined, name, 'planned', `Planned: not yet encoded in ${mod.target}.${mod.meta.summary ? ` ${firstSentence(mod.meta.summary)}` : ''}`);
+  }
+  for (const entry of indexed) {
+    for (const dep of entry.rule.dependencies) byId.get(dep)?.rule.dependents.push(entry.rule.id);
+  }
+  return indexed;
+}
+
+/** Name → rule id over a closure, as the flat namespace resolves it (later declarations win). */
+function closureNames(closure: ParsedModule[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const mod of closure) for (const rule of mod.rules) if (rule.kind !== 'source_relation') names.set(rule.name, ruleId(mod, rule));
+  return names;
+}
+
+function referencesOf(rule: RuleDecl): Set<string> {
+  const refs = new Set<string>();
+  for (const v of rule.versions) if (v.formula) referencedNames(v.formula.expr, refs);
+  if (rule.indexedBy) refs.add(rule.indexedBy);
+  if (rule.derivedRelation) refs.add(rule.derivedRelation.sourceRelation.split('#relation.').pop()!);
+  for (const key of ['target', 'value'] as const) {
+    const ref = rule.sourceRelation?.[key];
+    if (ref?.includes('#')) refs.add(ref.split('#').pop()!);
+  }
+  refs.delete('period_start');
+  refs.delete('period_end');
+  return refs;
+}
+
+function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/\.(\s|$)/);
+  return end > 0 ? flat.slice(0, end + 1) : flat;
+}
+
+function summaryOf(mod: ParsedModule, rule: RuleDecl): string {
+  const own = rule.description ?? rule.label;
+  const kind = rule.kind.replace('_', ' ');
+  const parts = [own ?? `${rule.name.replace(/_/g, ' ')} (${kind}${rule.entity ? ` on ${rule.entity}` : ''}${rule.dtype ? `, ${rule.dtype}` : ''}).`];
+  if (rule.source) parts.push(`Source: ${rule.source}.`);
+  if (mod.meta.summary && !own) parts.push(firstSentence(mod.meta.summary));
+  return parts.join(' ');
+}
+
+function deferredOutputs(mod: ParsedModule): string[] {
+  return mod.meta.deferredOutputs.filter((n) => /^[a-z_][a-z0-9_]*$/.test(n));
+}
+
+function sourcesOf(id: string, mod: ParsedModule, rule: RuleDecl | undefined, relative: string): SourceReference[] {
+  const sources: SourceReference[] = [];
+  const citation = mod.meta.citationPaths[0] ?? citationPathOf(mod.target);
+  if (rule?.source || rule?.sourceUrl) {
+    sources.push({ id: `${id}@source`, citation_path: citation, label: rule.source ?? rule.sourceUrl!, url: rule.sourceUrl ?? null, quote: rule.quotes[0]?.excerpt ?? null, source_type: 'official' });
+  }
+  for (const [i, q] of (rule?.quotes ?? []).entries()) {
+    if (i === 0 && sources.length) continue;
+    sources.push({ id: `${id}@quote-${i + 1}`, citation_path: q.citationPath ?? citation, label: q.citationPath ?? rule?.source ?? citation, url: null, quote: q.excerpt, source_type: 'derived' });
+  }
+  sources.push({ id: `${id}@encoding`, citation_path: citationPathOf(id), label: `RuleSpec encoding ${relative.split(path.sep).join('/')}`, url: null, quote: null, source_type: 'repository' });
+  return sources;
+}
+
+/** The text `POST /v1/search` matches tokens against. */
+export function searchText(rule: RuleDetail): string {
+  return [rule.id, rule.citation_path, rule.name, rule.summary, ...rule.symbols].join('\n').toLowerCase();
+}

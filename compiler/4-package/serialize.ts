@@ -1,0 +1,86 @@
+import type { ExecParameter, ExecRule, Executable, Relation } from '../3-lower/ir.js';
+import { Day, Decimal, type Value } from '../engine/values.js';
+
+// The executable part of a program as plain JSON, for runtime packages: the daemon evaluates
+// packages without reading any YAML. Decimals travel as strings ({"$d": "0.3"}), dates as
+// {"$date": "2026-01-01"}, so nothing passes through binary floating point.
+
+export interface ExecutableJson {
+  rules: ExecRule[];
+  parameters: (Omit<ExecParameter, 'versions'> & { versions: { from: number | null; to: number | null; cells: [number, unknown][] }[] })[];
+  relations: Relation[];
+  inputSlots: string[];
+  /** Every parameter id, including ids of declarations a later one of the same name replaced. */
+  paramById: [string, number][];
+}
+
+function encodeValue(v: unknown): unknown {
+  if (v instanceof Decimal) return { $d: v.toString() };
+  if (v instanceof Day) return { $date: v.toString() };
+  return v;
+}
+
+/** JSON.stringify replacer: reads the holder's raw value so Decimal#toJSON never runs first. */
+function replacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  return encodeValue(this[key] ?? value);
+}
+
+function reviver(_key: string, value: unknown): unknown {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    if (typeof o.$d === 'string' && Object.keys(o).length === 1) return new Decimal(o.$d);
+    if (typeof o.$date === 'string' && Object.keys(o).length === 1) return Day.parse(o.$date);
+  }
+  return value;
+}
+
+export function executableToJson(program: Executable): ExecutableJson {
+  const rules: ExecRule[] = program.rules.map((r) => ({
+    index: r.index,
+    id: r.id,
+    name: r.name,
+    entity: r.entity,
+    dtype: r.dtype,
+    judgment: r.judgment,
+    alwaysApplies: r.alwaysApplies,
+    versions: r.versions.map((v) => ({ from: v.from, to: v.to, expr: v.expr })),
+    rounding: r.rounding,
+    unitError: r.unitError,
+  }));
+  const parameters = program.parameters.map((p) => ({
+    index: p.index,
+    id: p.id,
+    name: p.name,
+    indexedBy: p.indexedBy,
+    dtype: p.dtype,
+    versions: p.versions.map((v) => ({ from: v.from, to: v.to, cells: [...v.cells] })),
+  }));
+  // JSON round trip through the replacer turns values into their tagged form
+  const json = { rules, parameters, relations: program.relations, inputSlots: [...program.inputSlots], paramById: [...program.paramById] };
+  return JSON.parse(JSON.stringify(json, replacer));
+}
+
+/** Rebuild an Executable from its JSON form, once its values are revived (see reviveJson). */
+export function executableFromJson(revived: ExecutableJson): Executable {
+  const parameters: ExecParameter[] = revived.parameters.map((p) => ({
+    ...p,
+    versions: p.versions.map((v) => ({ from: v.from, to: v.to, cells: new Map(v.cells as [number, Value][]) })),
+  }));
+  const index = <T extends { id: string; index: number }>(items: T[]) => new Map(items.map((x) => [x.id, x.index]));
+  return {
+    rules: revived.rules,
+    parameters,
+    relations: revived.relations,
+    ruleById: index(revived.rules),
+    ruleByName: new Map(revived.rules.map((r) => [r.name, r.index])),
+    paramById: new Map(revived.paramById),
+    paramByName: new Map(parameters.map((p) => [p.name, p.index])),
+    relationById: index(revived.relations),
+    inputSlots: new Set(revived.inputSlots),
+  };
+}
+
+/** Parse stored JSON, turning tagged decimals and dates back into values. */
+export function reviveJson<T>(text: string): T {
+  return JSON.parse(text, reviver) as T;
+}

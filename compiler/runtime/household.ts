@@ -1,0 +1,210 @@
+import { Dataset } from '../engine/dataset.js';
+import { monthPeriod, type Period } from '../engine/period.js';
+import { Day, Decimal, type Value } from '../engine/values.js';
+import type { PackageInput } from '../4-package/package-types.js';
+import type { LoadedPackage } from './loaded-package.js';
+
+// The household adapter: one documented mapping from a CalculateRequest household to the
+// engine's inputs.
+//
+//   period     `YYYY-MM`; missing or invalid → the package's default period (with a warning)
+//   facts      flat `{input: value}` for the package's main entity (names, aliases or legal ids)
+//   spm_units  `{unit_id: {input: value}}`; the FIRST unit feeds the main entity like facts
+//   people     `{person_id: {input: value}}`; each person is an instance of the package's person
+//              entity and a member (relation tuple [person_id, main id]) of its relations
+//   entities   `{Entity: {entity_id: {input: value}}}`: direct per-entity inputs
+//   relations  `{relation: [[member_id, current_id], …]}`: explicit tuples
+// The main entity's id is its `id_template` (e.g. `household`). An input of the main entity
+// that counts people (`count_from`, e.g. household_size) defaults to the number of people.
+// Omitted inputs take the package defaults; an input without a default is required when a
+// formula reaches it.
+
+export class HouseholdError extends Error {
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${field}: ${detail}`);
+    this.name = 'HouseholdError';
+  }
+}
+
+export interface PreparedHousehold {
+  dataset: Dataset;
+  period: Period;
+  periodLabel: string;
+  mainId: string;
+  warnings: string[];
+  /** Where each (input, entity id) came from, to name the field when it is missing. */
+  fieldOf(slot: string, entityId: string): string;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const MONEY_DTYPES = new Set(['Money', 'money']);
+
+function coerce(input: PackageInput, raw: unknown, field: string): Value {
+  const fail = (what: string): never => {
+    throw new HouseholdError(field, `must be ${what} (${input.name} is ${input.dtype}), got ${JSON.stringify(raw)}`);
+  };
+  switch (input.dtype) {
+    case 'Boolean':
+    case 'Bool':
+    case 'boolean':
+    case 'bool':
+      return typeof raw === 'boolean' ? raw : fail('true or false');
+    case 'Text':
+    case 'String':
+    case 'text':
+    case 'string':
+      if (typeof raw !== 'string') fail('text');
+      if (input.values && !input.values.includes(raw as string)) {
+        throw new HouseholdError(field, `must be one of ${input.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(raw)}`);
+      }
+      return raw as string;
+    case 'Date':
+    case 'date': {
+      const day = typeof raw === 'string' ? Day.parse(raw) : undefined;
+      return day ?? fail('a date (YYYY-MM-DD)');
+    }
+    default: {
+      const ok = (typeof raw === 'number' && Number.isFinite(raw)) || (typeof raw === 'string' && /^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim()));
+      if (!ok) fail('a number');
+      const n = new Decimal(typeof raw === 'number' ? String(raw) : (raw as string).trim());
+      if ((input.dtype === 'Integer' || input.dtype === 'Count' || input.dtype === 'int') && !n.isInteger()) fail('a whole number');
+      if (n.isNegative() && (MONEY_DTYPES.has(input.dtype) || input.unit === 'USD' || input.name.endsWith('_size'))) {
+        throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
+      }
+      return n;
+    }
+  }
+}
+
+export function prepareHousehold(loaded: LoadedPackage, household: unknown): PreparedHousehold {
+  if (!isObj(household)) throw new HouseholdError('household', 'must be an object');
+  const pkg = loaded.pkg;
+  const warnings: string[] = [];
+  let periodLabel = pkg.default_period;
+  if (household.period !== undefined) {
+    const valid = typeof household.period === 'string' && monthPeriod(household.period);
+    if (valid) periodLabel = household.period as string;
+    else warnings.push(`household.period ${JSON.stringify(household.period)} is not a YYYY-MM month; used the package default ${pkg.default_period}`);
+  }
+  const period = monthPeriod(periodLabel)!;
+  const main = loaded.entity(pkg.main_entity)!;
+  const mainId = main.id_template;
+
+  // (entity id) → (input name → value), plus each entity id's label and the fields used
+  const values = new Map<string, Map<string, Value>>();
+  const labels = new Map<string, string>([[mainId, main.entity]]);
+  const fields = new Map<string, string>();
+  const tuples: { relation: string; tuple: [string, string] }[] = [];
+
+  const set = (entityLabel: string, entityId: string, key: string, raw: unknown, field: string) => {
+    const input = loaded.resolveInput(entityLabel, key);
+    if (!input) {
+      const known = loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
+      throw new HouseholdError(field, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, known)}`);
+    }
+    if (raw === null || raw === undefined) return; // explicit null: take the default
+    if (!values.has(entityId)) values.set(entityId, new Map());
+    values.get(entityId)!.set(input.name, coerce(input, raw, field));
+    fields.set(`${input.name}\u0000${entityId}`, field);
+  };
+  const setAll = (entityLabel: string, entityId: string, obj: unknown, field: string) => {
+    if (!isObj(obj)) throw new HouseholdError(field, 'must be an object of input values');
+    for (const [k, v] of Object.entries(obj)) set(entityLabel, entityId, k, v, `${field}.${k}`);
+  };
+
+  if (household.spm_units !== undefined) {
+    if (!isObj(household.spm_units)) throw new HouseholdError('household.spm_units', 'must be an object keyed by unit id');
+    const [first, ...rest] = Object.entries(household.spm_units);
+    if (first) setAll(main.entity, mainId, first[1], `household.spm_units.${first[0]}`);
+    if (rest.length) warnings.push(`household.spm_units: only the first unit (${first[0]}) is used; ignored ${rest.map(([k]) => k).join(', ')}`);
+  }
+  if (household.facts !== undefined) setAll(main.entity, mainId, household.facts, 'household.facts');
+
+  const person = pkg.person_entity ? loaded.entity(pkg.person_entity) : undefined;
+  const addMember = (personId: string) => {
+    labels.set(personId, person!.entity);
+    for (const rel of person!.relations ?? []) tuples.push({ relation: rel.name, tuple: [personId, mainId] });
+  };
+  let peopleCount: number | undefined;
+  if (household.people !== undefined) {
+    if (!isObj(household.people)) throw new HouseholdError('household.people', 'must be an object keyed by person id');
+    const people = Object.entries(household.people);
+    peopleCount = people.length;
+    for (const [pid, attrs] of people) {
+      if (!person) {
+        if (isObj(attrs) && Object.keys(attrs).length) warnings.push(`household.people.${pid}: this package reads no person-level inputs; only the number of people is used`);
+        continue;
+      }
+      addMember(pid);
+      setAll(person.entity, pid, attrs ?? {}, `household.people.${pid}`);
+    }
+  }
+
+  if (household.entities !== undefined) {
+    if (!isObj(household.entities)) throw new HouseholdError('household.entities', 'must be an object: entity, then entity id, then input');
+    for (const [label, instances] of Object.entries(household.entities)) {
+      const entity = loaded.entity(label);
+      if (!entity) throw new HouseholdError(`household.entities.${label}`, `unknown entity (this package has ${pkg.entities.map((e) => e.entity).join(', ')})`);
+      if (!isObj(instances)) throw new HouseholdError(`household.entities.${label}`, 'must be an object keyed by entity id');
+      for (const [id, attrs] of Object.entries(instances)) {
+        if (entity.entity === main.entity && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\``);
+        if (person && entity.entity === person.entity && !labels.has(id)) addMember(id);
+        labels.set(id, entity.entity);
+        setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`);
+      }
+    }
+  }
+
+  if (household.relations !== undefined) {
+    if (!isObj(household.relations)) throw new HouseholdError('household.relations', 'must map relation names to lists of [member, current] tuples');
+    for (const [name, list] of Object.entries(household.relations)) {
+      const relation = loaded.resolveRelation(name);
+      if (!relation) throw new HouseholdError(`household.relations.${name}`, 'unknown relation for this package');
+      if (!Array.isArray(list)) throw new HouseholdError(`household.relations.${name}`, 'must be a list of [member_id, current_id] tuples');
+      list.forEach((t, i) => {
+        if (!Array.isArray(t) || t.length !== 2 || !t.every((x) => typeof x === 'string')) throw new HouseholdError(`household.relations.${name}[${i}]`, 'must be [member_id, current_id] (two strings)');
+        tuples.push({ relation, tuple: [t[0], t[1]] });
+      });
+    }
+  }
+
+  // a count input (household size) defaults to the number of people
+  const countInput = pkg.entities.find((e) => e.count_from)?.count_from;
+  if (countInput && peopleCount !== undefined && !values.get(mainId)?.has(countInput)) {
+    if (!values.has(mainId)) values.set(mainId, new Map());
+    values.get(mainId)!.set(countInput, new Decimal(peopleCount));
+    fields.set(`${countInput}\u0000${mainId}`, 'household.people');
+  }
+
+  const dataset = new Dataset();
+  for (const [id, label] of labels) {
+    const given = values.get(id) ?? new Map<string, Value>();
+    for (const input of loaded.entity(label)?.inputs ?? []) {
+      const value = given.has(input.name) ? given.get(input.name)! : input.default !== undefined ? coerce(input, input.default, `default of ${input.name}`) : undefined;
+      if (value !== undefined) dataset.addInput(input.name, id, value, period);
+    }
+  }
+  for (const { relation, tuple } of tuples) dataset.addTuple(relation, tuple, period);
+
+  return {
+    dataset,
+    period,
+    periodLabel,
+    mainId,
+    warnings,
+    fieldOf(slot, entityId) {
+      const given = fields.get(`${slot}\u0000${entityId}`);
+      if (given) return given;
+      if (entityId === mainId) return `household.facts.${slot}`;
+      return labels.get(entityId) === person?.entity ? `household.people.${entityId}.${slot}` : `household.entities.${labels.get(entityId) ?? '?'}.${entityId}.${slot}`;
+    },
+  };
+}
+
+function suggest(key: string, known: string[]): string {
+  const close = known.filter((k) => k.includes(key) || key.includes(k)).slice(0, 3);
+  return close.length ? ` (did you mean ${close.map((c) => `\`${c}\``).join(', ')}?)` : '';
+}

@@ -1,0 +1,48 @@
+import type { Executable } from '../3-lower/ir.js';
+import { executableFromJson } from '../4-package/serialize.js';
+import type { PackageEntity, PackageInput, RuntimePackage } from '../4-package/package-types.js';
+
+// A runtime package ready to calculate: its executable rebuilt and its names indexed.
+
+export class LoadedPackage {
+  readonly executable: Executable;
+  private readonly entities = new Map<string, PackageEntity>();
+  private readonly inputs = new Map<string, Map<string, PackageInput>>(); // entity → name/alias/legal id → input
+
+  constructor(readonly pkg: RuntimePackage) {
+    this.executable = executableFromJson(pkg.executable);
+    for (const e of pkg.entities) {
+      this.entities.set(e.entity, e);
+      const names = new Map<string, PackageInput>();
+      for (const input of e.inputs) {
+        names.set(input.name, input);
+        names.set(input.legal_id, input);
+      }
+      for (const [alias, canonical] of Object.entries(pkg.household_aliases)) {
+        const input = names.get(canonical);
+        if (input && !names.has(alias)) names.set(alias, input);
+      }
+      this.inputs.set(e.entity, names);
+    }
+  }
+
+  entity(label: string): PackageEntity | undefined {
+    return this.entities.get(label);
+  }
+
+  /** An input of an entity by its name, a household alias, or its legal id (`module#input.name`). */
+  resolveInput(entity: string, key: string): PackageInput | undefined {
+    const names = this.inputs.get(entity);
+    if (!names) return undefined;
+    const direct = names.get(key);
+    if (direct) return direct;
+    const mark = key.lastIndexOf('#input.');
+    return mark >= 0 ? names.get(key.slice(mark + '#input.'.length)) : undefined;
+  }
+
+  /** A relation's runtime id from its id or bare name. */
+  resolveRelation(name: string): string | undefined {
+    const rels = this.executable.relations;
+    return (rels.find((r) => r.id === name) ?? rels.find((r) => r.name === name || r.id.endsWith(`#relation.${name}`)))?.id;
+  }
+}

@@ -1,0 +1,282 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ParsedModule } from './1-parse/module.js';
+import { importClosure } from './2-resolve/closure.js';
+import { isJurisdictionDir, SourceTree, splitTarget, walkFiles } from './2-resolve/source-tree.js';
+import { compileModule } from './compile.js';
+import { compositionTarget, composeProgram } from './4-package/compose.js';
+import { programGraph } from './4-package/graph.js';
+import type { ProgramGraph, RuntimePackage } from './4-package/package-types.js';
+import { type ProgramSpec, readProgramSpec } from './4-package/program-spec.js';
+import { type IndexedRule, buildRuleIndex, type PackageMembership } from './4-package/rule-index.js';
+import { buildRuntimePackage, type PackageSpec } from './4-package/runtime-package.js';
+import { rootProvenance, type RootProvenance } from './4-package/provenance.js';
+import { buildProgramList } from './4-package/programs.js';
+import type { ProgramSummary } from './4-package/rule-index.js';
+import { describeError } from './harness/describe-error.js';
+
+// A workspace compiles encoding roots into everything the daemon serves: runtime packages,
+// program graphs, the rule index and the program list. It caches per package and per module,
+// keyed by the hashes of the sources involved, so a rebuild after an edit redoes only what the
+// edit touches.
+
+export interface BuiltPackage {
+  pkg: RuntimePackage;
+  graph: ProgramGraph;
+  /** Module targets in the program's closure. */
+  modules: string[];
+}
+
+export interface BuildFailure {
+  program: string;
+  jurisdiction: string;
+  program_id: string;
+  file: string;
+  error: string;
+}
+
+export interface Build {
+  roots: RootProvenance[];
+  programsDirs: string[];
+  packages: BuiltPackage[];
+  failures: BuildFailure[];
+  /** Rule index entries, by module target. */
+  index: Map<string, IndexedRule[]>;
+  programs: ProgramSummary[];
+  modules: number;
+  moduleErrors: { file: string; error: string }[];
+  sourceHash: string;
+}
+
+interface Candidate {
+  key: string; // stable identity: spec file or composition module target
+  label: string;
+  jurisdiction: string;
+  programId: string;
+  file: string;
+  cacheKey: () => string;
+  make: () => BuiltPackage;
+}
+
+const hash = (parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
+const isModuleFile = (name: string) => name.endsWith('.yaml') && !name.endsWith('.test.yaml');
+
+export class Workspace {
+  readonly tree: SourceTree;
+  private readonly provenance: RootProvenance[];
+  private readonly packageCache = new Map<string, { key: string; built: BuiltPackage }>();
+  private readonly indexCache = new Map<string, { key: string; entries: IndexedRule[] }>();
+  private readonly specCache = new Map<string, { hash: string; spec: ProgramSpec | Error }>();
+
+  constructor(
+    readonly roots: string[],
+    readonly programsDirs: string[],
+  ) {
+    this.tree = new SourceTree(roots);
+    this.provenance = this.tree.roots.map(rootProvenance);
+  }
+
+  /** Forget what is cached for a changed, added or removed file. */
+  invalidate(file: string): void {
+    const target = this.tree.targetFor(file);
+    if (target) this.tree.invalidate(target);
+    this.specCache.delete(path.resolve(file));
+  }
+
+  /** Every module file under the roots' jurisdiction folders. */
+  moduleTargets(): string[] {
+    const targets: string[] = [];
+    for (const root of this.tree.roots) {
+      if (!existsSync(root)) continue;
+      for (const file of walkFiles(root, isModuleFile)) {
+        const rel = path.relative(root, file).split(path.sep);
+        if (rel.length > 1 && isJurisdictionDir(rel[0]) && rel[1] !== 'programs') {
+          const target = this.tree.targetFor(file);
+          if (target) targets.push(target);
+        }
+      }
+    }
+    return [...new Set(targets)];
+  }
+
+  specFiles(): string[] {
+    return this.programsDirs.filter((d) => existsSync(d)).flatMap((d) => walkFiles(d, isModuleFile));
+  }
+
+  private spec(file: string): ProgramSpec | Error {
+    const abs = path.resolve(file);
+    const text = readFileSync(abs, 'utf8');
+    const h = hash([text]);
+    const cached = this.specCache.get(abs);
+    if (cached?.hash === h) return cached.spec;
+    let spec: ProgramSpec | Error;
+    try {
+      spec = readProgramSpec(abs);
+    } catch (err) {
+      spec = new Error(describeError(err));
+    }
+    this.specCache.set(abs, { hash: h, spec });
+    return spec;
+  }
+
+  private closureHash(modules: ParsedModule[]): string {
+    return hash(modules.map((m) => `${m.target}:${m.hash ?? ''}`));
+  }
+
+  build(): Build {
+    const targets = this.moduleTargets();
+    const modules = targets.map((t) => this.tree.module(t)).filter((m): m is ParsedModule => !!m);
+    const failures: BuildFailure[] = [];
+    const candidates: Candidate[] = [];
+    const scoped = new Set<string>();
+
+    for (const file of this.specFiles()) {
+      const spec = this.spec(file);
+      if (spec instanceof Error) {
+        failures.push({ program: path.relative(process.cwd(), file), jurisdiction: '', program_id: '', file, error: spec.message });
+        continue;
+      }
+      for (const s of spec.scope) scoped.add(s.target);
+      candidates.push({
+        key: file,
+        label: spec.program,
+        jurisdiction: spec.jurisdiction,
+        programId: spec.programId,
+        file,
+        cacheKey: () => {
+          const mod = composeProgram(spec);
+          this.tree.addVirtual(mod);
+          return hash([JSON.stringify(spec), this.closureHash(importClosure(this.tree, mod.target))]);
+        },
+        make: () => this.fromSpec(spec),
+      });
+    }
+    for (const mod of modules) {
+      if (mod.meta.kind !== 'composition' || scoped.has(mod.target)) continue;
+      const { jurisdiction, path: modulePath } = splitTarget(mod.target)!;
+      candidates.push({
+        key: mod.target,
+        label: `${jurisdiction}/${modulePath}`,
+        jurisdiction,
+        programId: modulePath,
+        file: mod.file,
+        cacheKey: () => this.closureHash(importClosure(this.tree, mod.target)),
+        make: () => this.fromCompositionModule(mod),
+      });
+    }
+
+    const packages: BuiltPackage[] = [];
+    const seen = new Set<string>();
+    for (const c of candidates) {
+      try {
+        const id = `${c.jurisdiction}/${c.programId}`;
+        if (seen.has(id)) throw new Error(`another program already has the id ${id}`);
+        seen.add(id);
+        const key = c.cacheKey();
+        const cached = this.packageCache.get(c.key);
+        const built = cached?.key === key ? cached.built : c.make();
+        this.packageCache.set(c.key, { key, built });
+        packages.push(built);
+      } catch (err) {
+        this.packageCache.delete(c.key);
+        failures.push({ program: c.label, jurisdiction: c.jurisdiction, program_id: c.programId, file: c.file, error: describeError(err) });
+      }
+    }
+    for (const key of this.packageCache.keys()) if (!candidates.some((c) => c.key === key)) this.packageCache.delete(key);
+
+    const index = this.ruleIndex(modules, packages);
+    const moduleErrors = modules.filter((m) => m.errors.length).map((m) => ({ file: m.file, error: describeError(m.errors[0]) }));
+    return {
+      roots: this.provenance,
+      programsDirs: this.programsDirs,
+      packages,
+      failures,
+      index,
+      programs: buildProgramList([...index.values()].flat(), packages, failures),
+      modules: modules.length,
+      moduleErrors,
+      sourceHash: hash(modules.map((m) => `${m.target}:${m.hash}`).sort()),
+    };
+  }
+
+  private ruleIndex(modules: ParsedModule[], packages: BuiltPackage[]): Map<string, IndexedRule[]> {
+    const membership: PackageMembership[] = packages.map((p) => ({ programId: p.pkg.program_id, jurisdiction: p.pkg.jurisdiction, modules: p.modules }));
+    const membershipKey = hash(membership.map((m) => `${m.jurisdiction}/${m.programId}:${m.modules.join(',')}`));
+    const index = new Map<string, IndexedRule[]>();
+    const closureOf = (mod: ParsedModule): ParsedModule[] => {
+      try {
+        return importClosure(this.tree, mod.target);
+      } catch {
+        return [mod];
+      }
+    };
+    for (const mod of modules) {
+      const key = hash([membershipKey, this.closureHash(closureOf(mod))]);
+      const cached = this.indexCache.get(mod.target);
+      if (cached?.key === key) {
+        index.set(mod.target, cached.entries);
+        continue;
+      }
+      const entries = buildRuleIndex([mod], closureOf, membership, (file) => this.provenanceOf(file));
+      this.indexCache.set(mod.target, { key, entries });
+      index.set(mod.target, entries);
+    }
+    for (const key of this.indexCache.keys()) if (!index.has(key)) this.indexCache.delete(key);
+    return index;
+  }
+
+  private provenanceOf(file: string): RootProvenance & { relative: string } {
+    const prov = this.provenance.find((p) => !path.relative(p.root, file).startsWith('..')) ?? this.provenance[0];
+    return { ...prov, relative: path.relative(prov.root, file).split(path.sep).join('/') };
+  }
+
+  private fromSpec(spec: ProgramSpec): BuiltPackage {
+    const mod = composeProgram(spec);
+    this.tree.addVirtual(mod);
+    const program = compileModule(this.tree, mod.target);
+    const notes: string[] = [];
+    if (spec.autoGateOutputs.length) notes.push(`auto_gate_outputs (${spec.autoGateOutputs.join(', ')}) are served ungated: automatic eligibility gates are not synthesized`);
+    const pkgSpec: PackageSpec = {
+      jurisdiction: spec.jurisdiction,
+      programId: spec.programId,
+      name: spec.name ?? `${spec.programId.toUpperCase()} (${spec.jurisdiction.toUpperCase()})`,
+      description: spec.description ?? `Executable ${spec.program} program for ${spec.period}, composed from ${spec.scope.length} modules.`,
+      period: spec.period,
+      outputs: spec.outputs,
+      outputAliases: spec.outputAliases,
+      acknowledgedIncomplete: spec.acknowledgedIncomplete,
+      source: { kind: 'program_spec', file: spec.file, target: compositionTarget(spec), modules: program.modules.map((m) => m.target) },
+      outputsLocation: { file: spec.file, path: ['outputs'] },
+      notes,
+    };
+    const pkg = buildRuntimePackage(program, pkgSpec);
+    const own = pkg.outputs.filter((o) => !o.alias_for && o.legal_id).map((o) => o.legal_id!);
+    return { pkg, graph: programGraph(program, own), modules: program.modules.map((m) => m.target).filter((t) => t !== mod.target) };
+  }
+
+  private fromCompositionModule(mod: ParsedModule): BuiltPackage {
+    const program = compileModule(this.tree, mod.target);
+    const own = program.rules.filter((r) => r.origin === mod);
+    const used = new Set(own.flatMap((r) => [...r.ruleDeps]));
+    const terminal = own.filter((r) => !used.has(r.index));
+    const outputs = (terminal.length ? terminal : own).map((r) => r.name);
+    if (outputs.length === 0) throw new Error(`composition module ${mod.target} declares no derived rule to serve`);
+    const { jurisdiction, path: modulePath } = splitTarget(mod.target)!;
+    const latest = Math.max(...own.flatMap((r) => r.versions.map((v) => v.from ?? 0)));
+    const period = new Date(latest * 86_400_000).toISOString().slice(0, 7);
+    const summary = mod.meta.summary?.replace(/\s+/g, ' ').trim() ?? `Composition ${mod.target}`;
+    const pkg = buildRuntimePackage(program, {
+      jurisdiction,
+      programId: modulePath,
+      name: summary.split(/\.(\s|$)/)[0].slice(0, 120),
+      description: summary,
+      period,
+      outputs,
+      outputAliases: {},
+      acknowledgedIncomplete: [],
+      source: { kind: 'composition_module', file: mod.file, target: mod.target, modules: program.modules.map((m) => m.target) },
+    });
+    return { pkg, graph: programGraph(program, own.map((r) => r.id)), modules: program.modules.map((m) => m.target) };
+  }
+}
