@@ -1,17 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, UsageError } from './exit-codes.js';
+import { registerCompile } from './commands/compile.js';
 import { registerTest } from './commands/test.js';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('rules')
     .description('Rules as code: compile, test and serve RuleSpec v1 encodings')
-    .version(pkg.version, '-v, --version')
+    .version(packageVersion(), '-v, --version')
     .showHelpAfterError('(run `rules --help` for usage)')
     .exitOverride();
   registerTest(program);
+  registerCompile(program);
   return program;
 }
 

@@ -124,9 +124,14 @@ export class Workspace {
     return hash(modules.map((m) => `${m.target}:${m.hash ?? ''}`));
   }
 
-  build(): Build {
+  build(onProgress?: (phase: 'modules' | 'programs', done: number, total: number) => void): Build {
     const targets = this.moduleTargets();
-    const modules = targets.map((t) => this.tree.module(t)).filter((m): m is ParsedModule => !!m);
+    const modules: ParsedModule[] = [];
+    targets.forEach((t, i) => {
+      const mod = this.tree.module(t);
+      if (mod) modules.push(mod);
+      if (i % 50 === 0) onProgress?.('modules', i, targets.length);
+    });
     const failures: BuildFailure[] = [];
     const candidates: Candidate[] = [];
     const scoped = new Set<string>();
@@ -168,7 +173,8 @@ export class Workspace {
 
     const packages: BuiltPackage[] = [];
     const seen = new Set<string>();
-    for (const c of candidates) {
+    for (const [i, c] of candidates.entries()) {
+      onProgress?.('programs', i, candidates.length);
       try {
         const id = `${c.jurisdiction}/${c.programId}`;
         if (seen.has(id)) throw new Error(`another program already has the id ${id}`);
@@ -179,8 +185,13 @@ export class Workspace {
         this.packageCache.set(c.key, { key, built });
         packages.push(built);
       } catch (err) {
-        this.packageCache.delete(c.key);
-        failures.push({ program: c.label, jurisdiction: c.jurisdiction, program_id: c.programId, file: c.file, error: describeError(err) });
+        const error = describeError(err);
+        failures.push({ program: c.label, jurisdiction: c.jurisdiction, program_id: c.programId, file: c.file, error });
+        // keep serving the last good package of a program whose sources now fail
+        const lastGood = this.packageCache.get(c.key)?.built;
+        if (lastGood) {
+          packages.push({ ...lastGood, pkg: { ...lastGood.pkg, notes: [...lastGood.pkg.notes.filter((n) => !n.startsWith('stale:')), `stale: the current sources fail to compile (${error.split('\n')[0]})`] } });
+        }
       }
     }
     for (const key of this.packageCache.keys()) if (!candidates.some((c) => c.key === key)) this.packageCache.delete(key);

@@ -60,8 +60,20 @@ export function executableToJson(program: Executable): ExecutableJson {
   return JSON.parse(JSON.stringify(json, replacer));
 }
 
-/** Rebuild an Executable from its JSON form, once its values are revived (see reviveJson). */
-export function executableFromJson(revived: ExecutableJson): Executable {
+/** Turn tagged decimals and dates inside a parsed JSON tree back into values (a new tree). */
+export function reviveValues<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(reviveValues) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = reviveValues(v);
+    return reviver('', out) as T;
+  }
+  return value;
+}
+
+/** Rebuild an Executable from its stored JSON form. */
+export function executableFromJson(json: ExecutableJson): Executable {
+  const revived = reviveValues(json);
   const parameters: ExecParameter[] = revived.parameters.map((p) => ({
     ...p,
     versions: p.versions.map((v) => ({ from: v.from, to: v.to, cells: new Map(v.cells as [number, Value][]) })),
@@ -78,9 +90,4 @@ export function executableFromJson(revived: ExecutableJson): Executable {
     relationById: index(revived.relations),
     inputSlots: new Set(revived.inputSlots),
   };
-}
-
-/** Parse stored JSON, turning tagged decimals and dates back into values. */
-export function reviveJson<T>(text: string): T {
-  return JSON.parse(text, reviver) as T;
 }

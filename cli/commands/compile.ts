@@ -1,0 +1,111 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { isJurisdictionDir } from '../../compiler/2-resolve/source-tree.js';
+import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
+import type { Manifest } from '../../compiler/5-emit/manifest.js';
+import { Workspace } from '../../compiler/workspace.js';
+import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
+import { formatDuration, painter, ProgressLine } from '../output.js';
+import { packageVersion } from '../version.js';
+import { watchSources } from '../watch.js';
+
+// `rules compile`: encodings → runtime packages, program graphs, the rule index.
+
+interface CompileOptions {
+  root?: string[];
+  programs?: string[];
+  out: string;
+  watch?: boolean;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The encodings bundled with this package. */
+export const BUNDLED_ROOT = fileURLToPath(new URL('../../../rulespec', import.meta.url));
+
+/** Default roots: ./rulespec, else the current folder if it holds jurisdiction folders, else the bundled encodings. */
+export function defaultRoots(): string[] {
+  const local = path.resolve('rulespec');
+  if (existsSync(local) && statSync(local).isDirectory()) return [local];
+  if (readdirSync(process.cwd()).some((n) => isJurisdictionDir(n) && statSync(n).isDirectory())) return [process.cwd()];
+  return [BUNDLED_ROOT];
+}
+
+export function resolveCompileInputs(root: string[] | undefined, programs: string[] | undefined): { roots: string[]; programsDirs: string[] } {
+  const roots = (root?.length ? root : defaultRoots()).map((r) => path.resolve(r));
+  for (const r of roots) if (!existsSync(r) || !statSync(r).isDirectory()) throw new UsageError(`root ${r} is not a folder`);
+  const programsDirs = programs?.length ? programs.map((p) => path.resolve(p)) : roots.map((r) => path.join(r, 'programs'));
+  for (const p of programs ?? []) if (!existsSync(p)) throw new UsageError(`programs folder ${p} does not exist`);
+  return { roots, programsDirs };
+}
+
+export function registerCompile(program: Command): void {
+  program
+    .command('compile')
+    .description('compile RuleSpec encodings into runtime packages, program graphs and a rule index')
+    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders; repeatable (default: ./rulespec, else the bundled encodings)', collect)
+    .option('-p, --programs <dir>', 'folder of program specs <jurisdiction>/<program>/<period>.yaml; repeatable (default: <root>/programs)', collect)
+    .option('-o, --out <dir>', 'output folder', '.rules/compiled')
+    .option('-w, --watch', 'recompile when sources change; keep the last good output on errors')
+    .option('--json', 'print the result as JSON (one object per compilation)')
+    .addHelpText('after', '\nExit status: 0 every program compiled, 1 some program failed, 2 usage or configuration error.')
+    .action(async (options: CompileOptions) => {
+      const { roots, programsDirs } = resolveCompileInputs(options.root, options.programs);
+      const workspace = new Workspace(roots, programsDirs);
+      const out = path.resolve(options.out);
+      const once = () => compileOnce(workspace, out, options);
+      const manifest = once();
+      if (!options.watch) {
+        process.exitCode = manifest.failures.length ? EXIT_FAILURES : EXIT_OK;
+        return;
+      }
+      await watchSources([...roots, ...programsDirs], (files) => {
+        for (const f of files) workspace.invalidate(f);
+        once();
+      });
+    });
+}
+
+function compileOnce(workspace: Workspace, out: string, options: CompileOptions): Manifest {
+  const started = performance.now();
+  const progress = new ProgressLine();
+  const build = workspace.build((phase, done, total) => {
+    if (!options.json) progress.update(`compiling: ${phase} ${done}/${total}`);
+  });
+  progress.clear();
+  const manifest = writeOutputTree(out, build, { compilerVersion: packageVersion(), durationMs: performance.now() - started });
+  if (options.json) process.stdout.write(JSON.stringify(summary(manifest, out)) + '\n');
+  else printHuman(manifest, out);
+  return manifest;
+}
+
+function summary(m: Manifest, out: string) {
+  return {
+    out,
+    compiled_at: m.compiled_at,
+    duration_ms: m.duration_ms,
+    modules: m.index.module_count,
+    rules: m.index.rule_count,
+    packages: m.packages.map((p) => ({ program_id: p.program_id, jurisdiction: p.jurisdiction, runtime_id: p.runtime_id, outputs: p.output_count, inputs: p.input_count })),
+    failures: m.failures,
+    module_errors: m.module_errors.length,
+  };
+}
+
+function printHuman(m: Manifest, out: string): void {
+  const paint = painter(process.stdout);
+  const lines: string[] = [];
+  for (const p of m.packages) lines.push(`  ${paint('green', '✓')} ${p.jurisdiction}/${p.program_id} ${paint('dim', `${p.output_count} outputs, ${p.input_count} inputs · ${p.runtime_id}`)}`);
+  for (const f of m.failures) {
+    lines.push(`  ${paint('red', '✗')} ${f.program}`);
+    lines.push(f.error.split('\n').map((l) => `      ${l}`).join('\n'));
+  }
+  if (m.module_errors.length) lines.push(paint('yellow', `  ${m.module_errors.length} modules have errors (their rules are indexed but cannot run; \`rules test\` shows them)`));
+  lines.push(
+    `compiled ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${path.relative(process.cwd(), out) || '.'}`,
+  );
+  process.stdout.write(lines.join('\n') + '\n');
+}

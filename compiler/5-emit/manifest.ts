@@ -1,0 +1,41 @@
+import type { BuildFailure } from '../workspace.js';
+
+// manifest.json: the entry point of a compiled output tree (see output-tree.ts).
+
+export interface ManifestPackage {
+  program_id: string;
+  jurisdiction: string;
+  runtime_id: string;
+  mode: 'compiled';
+  status: 'ready' | 'unavailable';
+  name: string;
+  default_outputs: string[];
+  output_count: number;
+  entity_count: number;
+  input_count: number;
+  /** Paths relative to the output folder. */
+  package: string;
+  graph: string;
+  sha256: string;
+  module_count: number;
+}
+
+export interface Manifest {
+  format_version: number;
+  compiler: { name: 'rules'; version: string };
+  compiled_at: string;
+  duration_ms: number;
+  roots: { path: string; repo: string; branch: string; commit: string | null }[];
+  programs_dirs: string[];
+  /** sha256 over every module's path and content hash. */
+  source_hash: string;
+  packages: ManifestPackage[];
+  failures: BuildFailure[];
+  module_errors: { file: string; error: string }[];
+  index: {
+    module_count: number;
+    rule_count: number;
+    shards: { module: string; file: string; rules: number }[];
+    programs: string;
+  };
+}

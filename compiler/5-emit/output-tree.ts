@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { walkFiles } from '../2-resolve/source-tree.js';
+import { OUTPUT_FORMAT_VERSION } from '../4-package/package-types.js';
+import type { Build } from '../workspace.js';
+import type { Manifest } from './manifest.js';
+
+// The compiled output tree (documented in docs/compiled-output.md):
+//
+//   manifest.json                                  what this compilation produced; written last
+//   packages/<jurisdiction>/<program>/<sha>.package.json   one runtime package per program
+//   packages/<jurisdiction>/<program>/<sha>.graph.json     its ProgramGraph
+//   index/<jurisdiction>/<module path>.<sha>.json  the rule index, one shard per module
+//   programs.<sha>.json                            the program list
+//
+// Every data file is named by the hash of its content and never rewritten, and manifest.json is
+// replaced by an atomic rename, so a reader that opens the manifest always finds the files it
+// names: it never sees a half-written tree. Files that neither the new nor the previous
+// manifest names are removed afterwards.
+
+interface Serialized {
+  json: string;
+  sha: string;
+}
+
+// serialized forms of cached build parts, so an incremental build only stringifies what changed
+const serializedCache = new WeakMap<object, Serialized>();
+
+function serialize(value: object): Serialized {
+  let s = serializedCache.get(value);
+  if (!s) {
+    const json = JSON.stringify(value);
+    s = { json, sha: createHash('sha256').update(json).digest('hex').slice(0, 16) };
+    serializedCache.set(value, s);
+  }
+  return s;
+}
+
+function writeAtomic(file: string, content: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  writeFileSync(tmp, content);
+  renameSync(tmp, file);
+}
+
+/** Write a content-addressed file unless it is already there; returns its path relative to `out`. */
+function put(out: string, name: (sha: string) => string, value: object): { file: string; sha: string } {
+  const s = serialize(value);
+  const rel = name(s.sha);
+  const abs = path.join(out, rel);
+  if (!existsSync(abs)) writeAtomic(abs, s.json);
+  return { file: rel, sha: s.sha };
+}
+
+export function readManifest(out: string): Manifest | undefined {
+  const file = path.join(out, 'manifest.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+function referencedFiles(m: Manifest | undefined): Set<string> {
+  if (!m) return new Set();
+  return new Set([...m.packages.flatMap((p) => [p.package, p.graph]), ...m.index.shards.map((s) => s.file), m.index.programs]);
+}
+
+export function writeOutputTree(out: string, build: Build, meta: { compilerVersion: string; durationMs: number }): Manifest {
+  mkdirSync(out, { recursive: true });
+  const previous = readManifest(out);
+  const packages = build.packages.map(({ pkg, graph, modules }) => {
+    const base = `packages/${pkg.jurisdiction}/${pkg.program_id}`;
+    const p = put(out, (sha) => `${base}/${sha}.package.json`, pkg);
+    const g = put(out, (sha) => `${base}/${sha}.graph.json`, graph);
+    return {
+      program_id: pkg.program_id,
+      jurisdiction: pkg.jurisdiction,
+      runtime_id: pkg.runtime_id,
+      mode: pkg.mode,
+      status: pkg.status,
+      name: pkg.name,
+      default_outputs: pkg.default_outputs,
+      output_count: pkg.output_count,
+      entity_count: pkg.entity_count,
+      input_count: pkg.input_count,
+      package: p.file,
+      graph: g.file,
+      sha256: p.sha,
+      module_count: modules.length,
+    };
+  });
+  const shards = [...build.index].map(([target, entries]) => {
+    const [jurisdiction, modulePath] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
+    const safe = modulePath.replace(/[^A-Za-z0-9_./-]/g, '_');
+    return { module: target, file: put(out, (sha) => `index/${jurisdiction}/${safe}.${sha}.json`, entries).file, rules: entries.length };
+  });
+  const programs = put(out, (sha) => `programs.${sha}.json`, build.programs);
+  const manifest: Manifest = {
+    format_version: OUTPUT_FORMAT_VERSION,
+    compiler: { name: 'rules', version: meta.compilerVersion },
+    compiled_at: new Date().toISOString(),
+    duration_ms: Math.round(meta.durationMs),
+    roots: build.roots.map((r) => ({ path: r.root, repo: r.repo, branch: r.branch, commit: r.commit })),
+    programs_dirs: build.programsDirs,
+    source_hash: build.sourceHash,
+    packages,
+    failures: build.failures,
+    module_errors: build.moduleErrors,
+    index: {
+      module_count: build.modules,
+      rule_count: shards.reduce((n, s) => n + s.rules, 0),
+      shards,
+      programs: programs.file,
+    },
+  };
+  writeAtomic(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+
+  const keep = new Set([...referencedFiles(manifest), ...referencedFiles(previous)]);
+  for (const dir of ['packages', 'index']) {
+    if (!existsSync(path.join(out, dir))) continue;
+    for (const file of walkFiles(path.join(out, dir), () => true)) {
+      const rel = path.relative(out, file).split(path.sep).join('/');
+      if (!keep.has(rel)) rmSync(file, { force: true });
+    }
+  }
+  for (const name of readdirSync(out)) {
+    if (/^programs\..*\.json$/.test(name) && !keep.has(name)) rmSync(path.join(out, name), { force: true });
+  }
+  return manifest;
+}
