@@ -1,9 +1,10 @@
 import { watch } from 'chokidar';
 
 // Watch encoding folders and call back with the YAML files that changed, debounced so that an
-// editor's save (or a `git checkout`) becomes one rebuild. Resolves when the process is told to stop.
+// editor's save (or a `git checkout`) becomes one rebuild. `onReady` runs once the folders are
+// being watched, so nothing saved after it is missed. Resolves when the process is told to stop.
 
-export function watchSources(folders: string[], onChange: (files: string[]) => void, debounceMs = 60): Promise<void> {
+export function watchSources(folders: string[], onChange: (files: string[]) => void, onReady: () => void, debounceMs = 60): Promise<void> {
   const watcher = watch(folders, {
     ignoreInitial: true,
     ignored: (file, stats) => Boolean(stats?.isFile()) && !file.endsWith('.yaml'),
@@ -28,6 +29,13 @@ export function watchSources(folders: string[], onChange: (files: string[]) => v
       timer = setTimeout(flush, debounceMs);
     });
   }
+  watcher.once('ready', () => {
+    try {
+      onReady();
+    } catch (err) {
+      process.stderr.write(`rules: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+  });
   return new Promise((resolve) => {
     const stop = () => {
       clearTimeout(timer);

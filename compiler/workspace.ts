@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ParsedModule } from './1-parse/module.js';
 import { importClosure } from './2-resolve/closure.js';
@@ -56,7 +56,7 @@ interface Candidate {
   programId: string;
   file: string;
   cacheKey: () => string;
-  make: () => BuiltPackage;
+  make: (contentHash: string) => BuiltPackage;
 }
 
 const hash = (parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
@@ -67,7 +67,11 @@ export class Workspace {
   private readonly provenance: RootProvenance[];
   private readonly packageCache = new Map<string, { key: string; built: BuiltPackage }>();
   private readonly indexCache = new Map<string, { key: string; entries: IndexedRule[] }>();
-  private readonly specCache = new Map<string, { hash: string; spec: ProgramSpec | Error }>();
+  /** Index shards with dependents filled in, reused while a module's dependents are unchanged. */
+  private readonly shardCache = new Map<string, { base: IndexedRule[]; dependents: string; shard: IndexedRule[] }>();
+  private readonly specCache = new Map<string, { stamp: string; spec: ProgramSpec | Error; composed?: ParsedModule }>();
+  /** Per build: closure hashes by module target. */
+  private closureHashes = new Map<string, string>();
 
   constructor(
     readonly roots: string[],
@@ -80,12 +84,25 @@ export class Workspace {
   /** Forget what is cached for a changed, added or removed file. */
   invalidate(file: string): void {
     const target = this.tree.targetFor(file);
-    if (target) this.tree.invalidate(target);
+    if (target) {
+      this.tree.invalidate(target);
+      if (this.targets && isModuleFile(path.basename(file))) {
+        if (this.tree.fileFor(target)) this.targets.add(target);
+        else this.targets.delete(target);
+      }
+    }
     this.specCache.delete(path.resolve(file));
   }
 
-  /** Every module file under the roots' jurisdiction folders. */
+  private targets: Set<string> | null = null;
+
+  /** Every module under the roots' jurisdiction folders (found once, then kept up to date). */
   moduleTargets(): string[] {
+    this.targets ??= new Set(this.findModuleTargets());
+    return [...this.targets];
+  }
+
+  private findModuleTargets(): string[] {
     const targets: string[] = [];
     for (const root of this.tree.roots) {
       if (!existsSync(root)) continue;
@@ -106,25 +123,47 @@ export class Workspace {
 
   private spec(file: string): ProgramSpec | Error {
     const abs = path.resolve(file);
-    const text = readFileSync(abs, 'utf8');
-    const h = hash([text]);
+    const st = statSync(abs);
+    const stamp = `${st.mtimeMs}:${st.size}`;
     const cached = this.specCache.get(abs);
-    if (cached?.hash === h) return cached.spec;
+    if (cached?.stamp === stamp) return cached.spec;
     let spec: ProgramSpec | Error;
     try {
       spec = readProgramSpec(abs);
     } catch (err) {
       spec = new Error(describeError(err));
     }
-    this.specCache.set(abs, { hash: h, spec });
+    this.specCache.set(abs, { stamp, spec });
     return spec;
   }
 
-  private closureHash(modules: ParsedModule[]): string {
-    return hash(modules.map((m) => `${m.target}:${m.hash ?? ''}`));
+  /** The composition module of a spec, composed once per version of the spec. */
+  private composed(spec: ProgramSpec): ParsedModule {
+    const entry = this.specCache.get(spec.file);
+    const mod = entry?.composed ?? composeProgram(spec);
+    if (entry) entry.composed = mod;
+    this.tree.addVirtual(mod);
+    return mod;
+  }
+
+  /** Hash of a module's import closure (its sources), memoised for one build. */
+  private closureHash(target: string): string {
+    let h = this.closureHashes.get(target);
+    if (h === undefined) {
+      let closure: ParsedModule[];
+      try {
+        closure = importClosure(this.tree, target);
+      } catch {
+        closure = [this.tree.module(target)].filter((m): m is ParsedModule => !!m);
+      }
+      h = hash(closure.map((m) => `${m.target}:${m.hash ?? ''}`));
+      this.closureHashes.set(target, h);
+    }
+    return h;
   }
 
   build(onProgress?: (phase: 'modules' | 'programs', done: number, total: number) => void): Build {
+    this.closureHashes = new Map();
     const targets = this.moduleTargets();
     const modules: ParsedModule[] = [];
     targets.forEach((t, i) => {
@@ -149,12 +188,8 @@ export class Workspace {
         jurisdiction: spec.jurisdiction,
         programId: spec.programId,
         file,
-        cacheKey: () => {
-          const mod = composeProgram(spec);
-          this.tree.addVirtual(mod);
-          return hash([JSON.stringify(spec), this.closureHash(importClosure(this.tree, mod.target))]);
-        },
-        make: () => this.fromSpec(spec),
+        cacheKey: () => hash([JSON.stringify(spec), this.closureHash(this.composed(spec).target)]),
+        make: (h) => this.fromSpec(spec, h),
       });
     }
     for (const mod of modules) {
@@ -166,8 +201,8 @@ export class Workspace {
         jurisdiction,
         programId: modulePath,
         file: mod.file,
-        cacheKey: () => this.closureHash(importClosure(this.tree, mod.target)),
-        make: () => this.fromCompositionModule(mod),
+        cacheKey: () => this.closureHash(mod.target),
+        make: (h) => this.fromCompositionModule(mod, h),
       });
     }
 
@@ -181,7 +216,7 @@ export class Workspace {
         seen.add(id);
         const key = c.cacheKey();
         const cached = this.packageCache.get(c.key);
-        const built = cached?.key === key ? cached.built : c.make();
+        const built = cached?.key === key ? cached.built : c.make(key);
         this.packageCache.set(c.key, { key, built });
         packages.push(built);
       } catch (err) {
@@ -223,7 +258,7 @@ export class Workspace {
       }
     };
     for (const mod of modules) {
-      const key = hash([membershipKey, this.closureHash(closureOf(mod))]);
+      const key = hash([membershipKey, this.closureHash(mod.target)]);
       const cached = this.indexCache.get(mod.target);
       if (cached?.key === key) {
         index.set(mod.target, cached.entries);
@@ -234,7 +269,30 @@ export class Workspace {
       index.set(mod.target, entries);
     }
     for (const key of this.indexCache.keys()) if (!index.has(key)) this.indexCache.delete(key);
-    return index;
+    return this.withDependents(index);
+  }
+
+  /** Dependents are the inverse of dependencies over the whole index, so a module's shard is
+   *  rebuilt when a rule elsewhere starts or stops depending on one of its rules. */
+  private withDependents(base: Map<string, IndexedRule[]>): Map<string, IndexedRule[]> {
+    const dependents = new Map<string, string[]>();
+    for (const entries of base.values()) {
+      for (const { rule } of entries) for (const dep of rule.dependencies) (dependents.get(dep) ?? dependents.set(dep, []).get(dep)!).push(rule.id);
+    }
+    const out = new Map<string, IndexedRule[]>();
+    for (const [target, entries] of base) {
+      const signature = JSON.stringify(entries.map(({ rule }) => dependents.get(rule.id) ?? []));
+      const cached = this.shardCache.get(target);
+      if (cached && cached.base === entries && cached.dependents === signature) {
+        out.set(target, cached.shard);
+        continue;
+      }
+      const shard = entries.map((e) => ({ ...e, rule: { ...e.rule, dependents: dependents.get(e.rule.id) ?? [] } }));
+      this.shardCache.set(target, { base: entries, dependents: signature, shard });
+      out.set(target, shard);
+    }
+    for (const key of this.shardCache.keys()) if (!out.has(key)) this.shardCache.delete(key);
+    return out;
   }
 
   private provenanceOf(file: string): RootProvenance & { relative: string } {
@@ -242,9 +300,8 @@ export class Workspace {
     return { ...prov, relative: path.relative(prov.root, file).split(path.sep).join('/') };
   }
 
-  private fromSpec(spec: ProgramSpec): BuiltPackage {
-    const mod = composeProgram(spec);
-    this.tree.addVirtual(mod);
+  private fromSpec(spec: ProgramSpec, contentHash: string): BuiltPackage {
+    const mod = this.composed(spec);
     const program = compileModule(this.tree, mod.target);
     const notes: string[] = [];
     if (spec.autoGateOutputs.length) notes.push(`auto_gate_outputs (${spec.autoGateOutputs.join(', ')}) are served ungated: automatic eligibility gates are not synthesized`);
@@ -260,13 +317,14 @@ export class Workspace {
       source: { kind: 'program_spec', file: spec.file, target: compositionTarget(spec), modules: program.modules.map((m) => m.target) },
       outputsLocation: { file: spec.file, path: ['outputs'] },
       notes,
+      contentHash,
     };
     const pkg = buildRuntimePackage(program, pkgSpec);
     const own = pkg.outputs.filter((o) => !o.alias_for && o.legal_id).map((o) => o.legal_id!);
     return { pkg, graph: programGraph(program, own), modules: program.modules.map((m) => m.target).filter((t) => t !== mod.target) };
   }
 
-  private fromCompositionModule(mod: ParsedModule): BuiltPackage {
+  private fromCompositionModule(mod: ParsedModule, contentHash: string): BuiltPackage {
     const program = compileModule(this.tree, mod.target);
     const own = program.rules.filter((r) => r.origin === mod);
     const used = new Set(own.flatMap((r) => [...r.ruleDeps]));
@@ -287,6 +345,7 @@ export class Workspace {
       outputAliases: {},
       acknowledgedIncomplete: [],
       source: { kind: 'composition_module', file: mod.file, target: mod.target, modules: program.modules.map((m) => m.target) },
+      contentHash,
     });
     return { pkg, graph: programGraph(program, own.map((r) => r.id)), modules: program.modules.map((m) => m.target) };
   }

@@ -56,27 +56,37 @@ export function registerCompile(program: Command): void {
       const { roots, programsDirs } = resolveCompileInputs(options.root, options.programs);
       const workspace = new Workspace(roots, programsDirs);
       const out = path.resolve(options.out);
-      const once = () => compileOnce(workspace, out, options);
-      const manifest = once();
+      let first = true;
+      const once = () => {
+        const manifest = compileOnce(workspace, out, options, first);
+        first = false;
+        return manifest;
+      };
       if (!options.watch) {
-        process.exitCode = manifest.failures.length ? EXIT_FAILURES : EXIT_OK;
+        process.exitCode = once().failures.length ? EXIT_FAILURES : EXIT_OK;
         return;
       }
-      await watchSources([...roots, ...programsDirs], (files) => {
-        for (const f of files) workspace.invalidate(f);
-        once();
-      });
+      let last: Manifest | undefined;
+      await watchSources(
+        [...roots, ...programsDirs].filter((d) => existsSync(d)),
+        (files) => {
+          for (const f of files) workspace.invalidate(f);
+          last = once();
+        },
+        () => (last = once()),
+      );
+      process.exitCode = last && last.failures.length ? EXIT_FAILURES : EXIT_OK;
     });
 }
 
-function compileOnce(workspace: Workspace, out: string, options: CompileOptions): Manifest {
+function compileOnce(workspace: Workspace, out: string, options: CompileOptions, fullSweep: boolean): Manifest {
   const started = performance.now();
   const progress = new ProgressLine();
   const build = workspace.build((phase, done, total) => {
     if (!options.json) progress.update(`compiling: ${phase} ${done}/${total}`);
   });
   progress.clear();
-  const manifest = writeOutputTree(out, build, { compilerVersion: packageVersion(), durationMs: performance.now() - started });
+  const manifest = writeOutputTree(out, build, { compilerVersion: packageVersion(), durationMs: performance.now() - started }, { fullSweep });
   if (options.json) process.stdout.write(JSON.stringify(summary(manifest, out)) + '\n');
   else printHuman(manifest, out);
   return manifest;

@@ -3,10 +3,11 @@ import { referencedNames } from '../1-parse/formula/ast.js';
 import type { ParsedModule, RuleDecl } from '../1-parse/module.js';
 import { splitTarget } from '../2-resolve/source-tree.js';
 import type { RootProvenance } from './provenance.js';
+import { closureSymbols, declaredId } from './closure-names.js';
 
-// The rule index: one RuleDetail per rule of every module under the roots, with its source
-// references, dependencies (resolved by name in the module's import closure, as the engine
-// does) and dependents, plus the program list. The search text of each rule is precomputed.
+// The rule index: one RuleDetail per rule of a module, with its source references and
+// dependencies (resolved by name in the module's import closure, as the engine does).
+// Dependents are the inverse over the whole index; the workspace fills them in.
 
 export interface RuleSummary {
   id: string;
@@ -63,9 +64,6 @@ export interface PackageMembership {
   modules: string[];
 }
 
-function ruleId(mod: ParsedModule, rule: RuleDecl): string {
-  return rule.kind === 'data_relation' || rule.kind === 'derived_relation' ? `${mod.target}#relation.${rule.name}` : `${mod.target}#${rule.name}`;
-}
 
 /** `us:statutes/7/2017/a#snap_allotment` → `us/statutes/7/2017/a/snap_allotment`. */
 export function citationPathOf(id: string): string {
@@ -99,12 +97,12 @@ export function buildRuleIndex(
     const jurisdiction = splitTarget(mod.target)?.jurisdiction ?? '';
     const root = splitTarget(mod.target)?.path.split('/')[0] ?? '';
     const prov = provenanceOf(mod.file);
-    const names = closureNames(closureOf(mod));
+    const names = closureSymbols(closureOf(mod));
     const add = (rule: RuleDecl | undefined, name: string, status: RuleDetail['status'], summaryText: string) => {
-      const id = rule ? ruleId(mod, rule) : `${mod.target}#${name}`;
+      const id = rule ? declaredId(mod, rule) : `${mod.target}#${name}`;
       if (byId.has(id)) return;
       const refs = rule ? referencesOf(rule) : new Set<string>();
-      const dependencies = [...refs].map((n) => names.get(n)).filter((d): d is string => !!d && d !== id);
+      const dependencies = [...refs].map((n) => names.get(n)?.id).filter((d): d is string => !!d && d !== id);
       const sources = sourcesOf(id, mod, rule, prov.relative);
       const detail: RuleDetail = {
         id,
@@ -132,20 +130,10 @@ export function buildRuleIndex(
     }
     for (const name of deferredOutputs(mod)) add(undefined, name, 'planned', `Planned: not yet encoded in ${mod.target}.${mod.meta.summary ? ` ${firstSentence(mod.meta.summary)}` : ''}`);
   }
-  for (const entry of indexed) {
-    for (const dep of entry.rule.dependencies) byId.get(dep)?.rule.dependents.push(entry.rule.id);
-  }
   return indexed;
 }
 
-/** Name → rule id over a closure, as the flat namespace resolves it (later declarations win). */
-function closureNames(closure: ParsedModule[]): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const mod of closure) for (const rule of mod.rules) if (rule.kind !== 'source_relation') names.set(rule.name, ruleId(mod, rule));
-  return names;
-}
-
-function referencesOf(rule: RuleDecl): Set<string> {
+export function referencesOf(rule: RuleDecl): Set<string> {
   const refs = new Set<string>();
   for (const v of rule.versions) if (v.formula) referencedNames(v.formula.expr, refs);
   if (rule.indexedBy) refs.add(rule.indexedBy);
@@ -159,7 +147,18 @@ function referencesOf(rule: RuleDecl): Set<string> {
   return refs;
 }
 
+const sentences = new Map<string, string>();
+
 function firstSentence(text: string): string {
+  let first = sentences.get(text);
+  if (first === undefined) {
+    first = computeFirstSentence(text);
+    sentences.set(text, first);
+  }
+  return first;
+}
+
+function computeFirstSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const end = flat.search(/\.(\s|$)/);
   return end > 0 ? flat.slice(0, end + 1) : flat;

@@ -23,6 +23,8 @@ export interface PackageSpec {
   source: RuntimePackage['source'];
   /** Where the outputs are listed, to point at an unknown one. */
   outputsLocation?: { file: string; path: (string | number)[] };
+  /** A hash of everything the package is built from (spec and module sources). */
+  contentHash: string;
   notes?: string[];
 }
 
@@ -49,7 +51,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
     if (name.startsWith(prefix) && short && !spec.outputs.includes(short) && !(short in outputAliases)) outputAliases[short] = name;
   }
   const executable = executableToJson(program);
-  const runtimeHash = createHash('sha256').update(JSON.stringify({ executable, outputs, entities, period: spec.period })).digest('hex').slice(0, 12);
+  const runtimeHash = createHash('sha256').update(`${OUTPUT_FORMAT_VERSION}:${spec.contentHash}`).digest('hex').slice(0, 12);
 
   const pkg: RuntimePackage = {
     format_version: OUTPUT_FORMAT_VERSION,
@@ -129,7 +131,7 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
     household.people = people;
   }
   const request: CalculateRequest = { program_id: pkg.program_id, jurisdiction: pkg.jurisdiction, household, variables: pkg.default_outputs };
-  const loaded = new LoadedPackage(pkg);
+  const loaded = new LoadedPackage(pkg, program);
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       calculate(loaded, request);

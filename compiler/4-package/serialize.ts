@@ -20,9 +20,16 @@ function encodeValue(v: unknown): unknown {
   return v;
 }
 
-/** JSON.stringify replacer: reads the holder's raw value so Decimal#toJSON never runs first. */
-function replacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  return encodeValue(this[key] ?? value);
+/** A copy of a tree with decimals and dates in their tagged JSON form. */
+function tagValues(value: unknown): unknown {
+  if (value instanceof Decimal || value instanceof Day) return encodeValue(value);
+  if (Array.isArray(value)) return value.map(tagValues);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = tagValues(v);
+    return out;
+  }
+  return value;
 }
 
 function reviver(_key: string, value: unknown): unknown {
@@ -57,7 +64,7 @@ export function executableToJson(program: Executable): ExecutableJson {
   }));
   // JSON round trip through the replacer turns values into their tagged form
   const json = { rules, parameters, relations: program.relations, inputSlots: [...program.inputSlots], paramById: [...program.paramById] };
-  return JSON.parse(JSON.stringify(json, replacer));
+  return tagValues(json) as ExecutableJson;
 }
 
 /** Turn tagged decimals and dates inside a parsed JSON tree back into values (a new tree). */

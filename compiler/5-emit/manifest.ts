@@ -38,4 +38,6 @@ export interface Manifest {
     shards: { module: string; file: string; rules: number }[];
     programs: string;
   };
+  /** Files of the previous manifest kept one more generation (removed by the next write). */
+  retained?: string[];
 }

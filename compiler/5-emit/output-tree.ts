@@ -68,7 +68,7 @@ function referencedFiles(m: Manifest | undefined): Set<string> {
   return new Set([...m.packages.flatMap((p) => [p.package, p.graph]), ...m.index.shards.map((s) => s.file), m.index.programs]);
 }
 
-export function writeOutputTree(out: string, build: Build, meta: { compilerVersion: string; durationMs: number }): Manifest {
+export function writeOutputTree(out: string, build: Build, meta: { compilerVersion: string; durationMs: number }, options: { fullSweep?: boolean } = {}): Manifest {
   mkdirSync(out, { recursive: true });
   const previous = readManifest(out);
   const packages = build.packages.map(({ pkg, graph, modules }) => {
@@ -116,18 +116,27 @@ export function writeOutputTree(out: string, build: Build, meta: { compilerVersi
       programs: programs.file,
     },
   };
+  const current = referencedFiles(manifest);
+  manifest.retained = [...referencedFiles(previous)].filter((f) => !current.has(f));
   writeAtomic(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 
-  const keep = new Set([...referencedFiles(manifest), ...referencedFiles(previous)]);
-  for (const dir of ['packages', 'index']) {
-    if (!existsSync(path.join(out, dir))) continue;
-    for (const file of walkFiles(path.join(out, dir), () => true)) {
-      const rel = path.relative(out, file).split(path.sep).join('/');
-      if (!keep.has(rel)) rmSync(file, { force: true });
-    }
-  }
-  for (const name of readdirSync(out)) {
-    if (/^programs\..*\.json$/.test(name) && !keep.has(name)) rmSync(path.join(out, name), { force: true });
-  }
+  sweep(out, manifest, previous, options.fullSweep ?? !previous);
   return manifest;
+}
+
+/** Remove data files no manifest needs any more. The previous manifest's files stay one more
+ *  generation, for readers that opened it just before the swap. A full sweep (first write of
+ *  a process) walks the tree and also removes leftovers of interrupted runs. */
+function sweep(out: string, current: Manifest, previous: Manifest | undefined, full: boolean): void {
+  const keep = new Set([...referencedFiles(current), ...referencedFiles(previous)]);
+  const candidates: string[] = [];
+  if (full) {
+    for (const dir of ['packages', 'index']) {
+      if (existsSync(path.join(out, dir))) for (const file of walkFiles(path.join(out, dir), () => true)) candidates.push(path.relative(out, file).split(path.sep).join('/'));
+    }
+    for (const name of readdirSync(out)) if (/^programs\..*\.json$/.test(name) || /\.tmp-\d+-\d+$/.test(name)) candidates.push(name);
+  } else {
+    candidates.push(...(previous?.retained ?? []));
+  }
+  for (const rel of candidates) if (!keep.has(rel)) rmSync(path.join(out, rel), { force: true });
 }

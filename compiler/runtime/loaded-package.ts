@@ -9,8 +9,12 @@ export class LoadedPackage {
   private readonly entities = new Map<string, PackageEntity>();
   private readonly inputs = new Map<string, Map<string, PackageInput>>(); // entity → name/alias/legal id → input
 
-  constructor(readonly pkg: RuntimePackage) {
-    this.executable = executableFromJson(pkg.executable);
+  /** `executable` may be passed when the caller already has it (the compiler does). */
+  constructor(
+    readonly pkg: RuntimePackage,
+    executable?: Executable,
+  ) {
+    this.executable = executable ?? executableFromJson(pkg.executable);
     for (const e of pkg.entities) {
       this.entities.set(e.entity, e);
       const names = new Map<string, PackageInput>();
