@@ -3,6 +3,7 @@ import type { Program } from '../3-lower/ir.js';
 import { RuleSpecError } from '../diagnostics.js';
 import { calculate } from '../runtime/calculate.js';
 import { HouseholdError } from '../runtime/household.js';
+import { EvaluationError } from '../engine/evaluate.js';
 import { LoadedPackage } from '../runtime/loaded-package.js';
 import { catalogueInputs, declaredInput, householdAliases } from './inputs.js';
 import { OUTPUT_FORMAT_VERSION, type CalculateRequest, type PackageEntity, type RuntimePackage } from './package-types.js';
@@ -105,8 +106,22 @@ function guess(input: PackageEntity['inputs'][number], period: string): unknown 
   }
 }
 
-/** A ready-to-run request: declared examples, then required inputs filled in until the
- *  default outputs compute (verified here, at compile time). */
+/** Set `value` at a household field path such as `household.people.person-1.age`
+ *  (`*` as the person id sets it for every person). */
+function setField(household: Record<string, unknown>, field: string, value: unknown): boolean {
+  const parts = field.split('.');
+  if (parts[0] !== 'household' || parts.length < 2) return false;
+  let node: Record<string, unknown> = household;
+  for (const key of parts.slice(1, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]] = value;
+  return true;
+}
+
+/** A ready-to-run request: declared examples, then required inputs filled in (and table keys
+ *  chosen) until the default outputs compute, verified here at compile time. */
 function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest {
   const main = pkg.entities.find((e) => e.entity === pkg.main_entity)!;
   const person = pkg.entities.find((e) => e.entity === pkg.person_entity);
@@ -115,8 +130,8 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
     const example = declaredInput(program, input.name)?.example;
     if (example !== undefined) facts[input.name] = example;
   }
-  const size = main.inputs.find((i) => i.name === main.inputs.find((x) => x.name.endsWith('_size'))?.name);
-  const peopleCount = Math.max(1, Math.min(8, Number(size && facts[size.name] !== undefined ? facts[size.name] : 1)));
+  const sizeInput = main.inputs.find((x) => x.name.endsWith('_size'));
+  const peopleCount = Math.max(1, Math.min(8, Number(sizeInput && facts[sizeInput.name] !== undefined ? facts[sizeInput.name] : 1)));
   const household: Record<string, unknown> = { period: pkg.default_period, facts };
   if (person) {
     const people: Record<string, Record<string, unknown>> = {};
@@ -132,25 +147,53 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
   }
   const request: CalculateRequest = { program_id: pkg.program_id, jurisdiction: pkg.jurisdiction, household, variables: pkg.default_outputs };
   const loaded = new LoadedPackage(pkg, program);
-  for (let attempt = 0; attempt < 50; attempt++) {
+  const inputOf = (name: string) => pkg.entities.flatMap((e) => e.inputs).find((i) => i.name === name);
+  const tried = new Set<string>();
+  for (let attempt = 0; attempt < 60; attempt++) {
     try {
       calculate(loaded, request);
       return request;
     } catch (err) {
-      const missing = err instanceof HouseholdError ? /required input `([^`]+)`/.exec(err.message)?.[1] : undefined;
-      const input = missing && main.inputs.find((i) => i.name === missing);
-      if (missing && input && !(missing in facts)) {
-        facts[missing] = guess(input, pkg.default_period);
-        continue;
-      }
-      const personInput = missing && person?.inputs.find((i) => i.name === missing);
-      if (personInput && household.people) {
-        for (const attrs of Object.values(household.people as Record<string, Record<string, unknown>>)) attrs[missing!] ??= guess(personInput, pkg.default_period);
-        continue;
+      const fix = repair(err);
+      const attemptKey = fix && `${fix.field}=${JSON.stringify(fix.value)}`;
+      if (fix && !tried.has(attemptKey!)) {
+        tried.add(attemptKey!);
+        if (fix.field.startsWith('household.people.') && household.people && fix.field.split('.').length === 4) {
+          for (const attrs of Object.values(household.people as Record<string, Record<string, unknown>>)) attrs[fix.field.split('.').pop()!] = fix.value;
+          continue;
+        }
+        if (setField(household, fix.field, fix.value)) continue;
       }
       pkg.notes.push(`the sample request does not compute: ${err instanceof Error ? err.message : String(err)}`);
       return request;
     }
   }
   return request;
+
+  function repair(err: unknown): { field: string; value: unknown } | undefined {
+    if (err instanceof HouseholdError) {
+      const missing = /required input `([^`]+)`/.exec(err.message)?.[1];
+      const input = missing ? inputOf(missing) : undefined;
+      return input ? { field: err.field, value: guess(input, pkg.default_period) } : undefined;
+    }
+    // a table without a cell for the guessed key: use a key the table has
+    if (err instanceof EvaluationError && err.missingKey) {
+      const param = program.parameters[err.missingKey.parameter];
+      const slot = param.indexedBy;
+      const keys = [...(param.versions[param.versions.length - 1]?.cells.keys() ?? [])].filter((k) => k > 0);
+      const entity = slot ? pkg.entities.find((e) => e.inputs.some((i) => i.name === slot)) : undefined;
+      if (slot && keys.length && entity) {
+        const field = entity === main ? `household.facts.${slot}` : `household.entities.${entity.entity}.${main.id_template}.${slot}`;
+        return { field, value: Math.min(...keys) };
+      }
+    }
+    // nothing in effect yet in the default period: ask for the month the rules start
+    if (err instanceof EvaluationError && err.nextEffective !== undefined) {
+      const start = new Date(err.nextEffective * 86_400_000);
+      // a month period starts on the 1st: a mid-month start is in effect from the next month
+      if (start.getUTCDate() > 1) start.setUTCMonth(start.getUTCMonth() + 1, 1);
+      return { field: 'household.period', value: start.toISOString().slice(0, 7) };
+    }
+    return undefined;
+  }
 }

@@ -15,6 +15,10 @@ export class EvaluationError extends Error {
     message: string,
     /** Set when the error is a missing input, so callers can name the field to supply. */
     readonly missingInput?: { slot: string; entity: string },
+    /** Set when a table has no cell for the key looked up. */
+    readonly missingKey?: { parameter: number; key: number },
+    /** Set when a rule or parameter has no version in effect: the first day it has one after the query. */
+    readonly nextEffective?: number,
   ) {
     super(message);
     this.name = 'EvaluationError';
@@ -96,20 +100,22 @@ export class Evaluation {
   private version(rule: ExecRule): ExecVersion {
     if (rule.alwaysApplies) return rule.versions[0];
     const chosen = latestVersion(rule.versions, this.period.start);
-    if (!chosen) throw new EvaluationError(`rule \`${rule.name}\` has no version in effect on ${periodLabel(this.period)}`);
+    if (!chosen) throw new EvaluationError(`rule \`${rule.name}\` has no version in effect on ${periodLabel(this.period)}`, undefined, undefined, nextStart(rule.versions, this.period.start));
     return chosen;
   }
 
   parameter(index: number, key: number): Value {
     const param = this.program.parameters[index];
     const version = latestVersion(param.versions, this.period.start);
-    if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`);
+    if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`, undefined, undefined, nextStart(param.versions, this.period.start));
     const value = version.cells.get(key);
     if (value === undefined) {
       throw new EvaluationError(
         param.indexedBy || version.cells.size > 1
           ? `parameter \`${param.name}\` has no value for key ${key}${param.indexedBy ? ` (${param.indexedBy})` : ''}`
           : `parameter \`${param.name}\` is a table; look it up with \`${param.name}[…]\``,
+        undefined,
+        { parameter: index, key },
       );
     }
     return value;
@@ -300,6 +306,12 @@ export class Evaluation {
     for (const t of this.dataset.tuplesFor(rel, this.period)) if (t[currentSlot] === current && t[relatedSlot] !== undefined) out.push(t[relatedSlot]);
     return out;
   }
+}
+
+/** The first day after `day` on which some version starts. */
+function nextStart(versions: { from: number | null }[], day: number): number | undefined {
+  const later = versions.map((v) => v.from).filter((f): f is number => f !== null && f > day);
+  return later.length ? Math.min(...later) : undefined;
 }
 
 /** The version with the greatest `from` on or before `day`; none when that version has expired. */

@@ -95,7 +95,10 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
 
   // (entity id) → (input name → value), plus each entity id's label and the fields used
   const values = new Map<string, Map<string, Value>>();
-  const labels = new Map<string, string>([[mainId, main.entity]]);
+  // an entity id may carry inputs of several entities (entities label inputs; they do not
+  // partition evaluation), so each id has a set of labels
+  const labels = new Map<string, Set<string>>([[mainId, new Set([main.entity])]]);
+  const addLabel = (id: string, entity: string) => (labels.get(id) ?? labels.set(id, new Set()).get(id)!).add(entity);
   const fields = new Map<string, string>();
   const tuples: { relation: string; tuple: [string, string] }[] = [];
 
@@ -125,7 +128,7 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
 
   const person = pkg.person_entity ? loaded.entity(pkg.person_entity) : undefined;
   const addMember = (personId: string) => {
-    labels.set(personId, person!.entity);
+    addLabel(personId, person!.entity);
     for (const rel of person!.relations ?? []) tuples.push({ relation: rel.name, tuple: [personId, mainId] });
   };
   let peopleCount: number | undefined;
@@ -152,7 +155,7 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
       for (const [id, attrs] of Object.entries(instances)) {
         if (entity.entity === main.entity && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\``);
         if (person && entity.entity === person.entity && !labels.has(id)) addMember(id);
-        labels.set(id, entity.entity);
+        addLabel(id, entity.entity);
         setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`);
       }
     }
@@ -180,9 +183,9 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   }
 
   const dataset = new Dataset();
-  for (const [id, label] of labels) {
+  for (const [id, entities] of labels) {
     const given = values.get(id) ?? new Map<string, Value>();
-    for (const input of loaded.entity(label)?.inputs ?? []) {
+    for (const input of [...entities].flatMap((e) => loaded.entity(e)?.inputs ?? [])) {
       const value = given.has(input.name) ? given.get(input.name)! : input.default !== undefined ? coerce(input, input.default, `default of ${input.name}`) : undefined;
       if (value !== undefined) dataset.addInput(input.name, id, value, period);
     }
@@ -198,8 +201,10 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
     fieldOf(slot, entityId) {
       const given = fields.get(`${slot}\u0000${entityId}`);
       if (given) return given;
-      if (entityId === mainId) return `household.facts.${slot}`;
-      return labels.get(entityId) === person?.entity ? `household.people.${entityId}.${slot}` : `household.entities.${labels.get(entityId) ?? '?'}.${entityId}.${slot}`;
+      const entity = loaded.entityOfInput(slot) ?? main.entity;
+      if (entityId === mainId && entity === main.entity) return `household.facts.${slot}`;
+      if (entity === person?.entity && entityId !== mainId) return `household.people.${entityId}.${slot}`;
+      return `household.entities.${entity}.${entityId}.${slot}`;
     },
   };
 }

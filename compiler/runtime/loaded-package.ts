@@ -34,6 +34,11 @@ export class LoadedPackage {
     return this.entities.get(label);
   }
 
+  /** The entity whose inputs include `slot`. */
+  entityOfInput(slot: string): string | undefined {
+    return this.pkg.entities.find((e) => e.inputs.some((i) => i.name === slot))?.entity;
+  }
+
   /** An input of an entity by its name, a household alias, or its legal id (`module#input.name`). */
   resolveInput(entity: string, key: string): PackageInput | undefined {
     const names = this.inputs.get(entity);
