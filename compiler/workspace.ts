@@ -188,7 +188,8 @@ export class Workspace {
         jurisdiction: spec.jurisdiction,
         programId: spec.programId,
         file,
-        cacheKey: () => hash([JSON.stringify(spec), this.closureHash(this.composed(spec).target)]),
+        // the spec's content, not where it lives on disk, identifies it
+        cacheKey: () => hash([JSON.stringify({ ...spec, file: undefined }), this.closureHash(this.composed(spec).target)]),
         make: (h) => this.fromSpec(spec, h),
       });
     }
@@ -295,6 +296,12 @@ export class Workspace {
     return out;
   }
 
+  /** A source file's path relative to the root (or the programs folder's parent) holding it. */
+  private relativePath(file: string): string {
+    const base = [...this.tree.roots, ...this.programsDirs.map((d) => path.dirname(d))].find((b) => !path.relative(b, file).startsWith('..'));
+    return (base ? path.relative(base, file) : path.basename(file)).split(path.sep).join('/');
+  }
+
   private provenanceOf(file: string): RootProvenance & { relative: string } {
     const prov = this.provenance.find((p) => !path.relative(p.root, file).startsWith('..')) ?? this.provenance[0];
     return { ...prov, relative: path.relative(prov.root, file).split(path.sep).join('/') };
@@ -314,7 +321,7 @@ export class Workspace {
       outputs: spec.outputs,
       outputAliases: spec.outputAliases,
       acknowledgedIncomplete: spec.acknowledgedIncomplete,
-      source: { kind: 'program_spec', file: spec.file, target: compositionTarget(spec), modules: program.modules.map((m) => m.target) },
+      source: { kind: 'program_spec', file: this.relativePath(spec.file), target: compositionTarget(spec), modules: program.modules.map((m) => m.target) },
       outputsLocation: { file: spec.file, path: ['outputs'] },
       notes,
       contentHash,
@@ -344,7 +351,7 @@ export class Workspace {
       outputs,
       outputAliases: {},
       acknowledgedIncomplete: [],
-      source: { kind: 'composition_module', file: mod.file, target: mod.target, modules: program.modules.map((m) => m.target) },
+      source: { kind: 'composition_module', file: this.relativePath(mod.file), target: mod.target, modules: program.modules.map((m) => m.target) },
       contentHash,
     });
     return { pkg, graph: programGraph(program, own.map((r) => r.id)), modules: program.modules.map((m) => m.target) };

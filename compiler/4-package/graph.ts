@@ -45,10 +45,17 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
     });
   }
 
-  // inputs: one per (slot, reading module); member inputs name the relation they are read through
+  // inputs: one per (slot, reading module); member inputs name the relation they are read
+  // through, whether an aggregate reads them directly or through rules evaluated on members
   const memberRelation = new Map<string, string>();
   for (const r of program.rules) {
-    for (const v of r.versions) collectMemberInputs(v.expr, (slot, rel) => memberRelation.set(slot, program.relations[rel].id));
+    for (const v of r.versions) {
+      collectMemberReads(v.expr, (read, rel) => {
+        const relId = program.relations[rel].id;
+        if (typeof read === 'string') memberRelation.set(read, relId);
+        else for (const slot of memberRuleInputs(program, read)) if (!memberRelation.has(slot)) memberRelation.set(slot, relId);
+      });
+    }
   }
   const inputs: ProgramGraph['inputs'] = [];
   for (const [slot, info] of [...program.inputs].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -76,11 +83,11 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
 
 type Node = Record<string, unknown> & { k: string };
 
-/** Inputs read on relation members (the fields and predicates of aggregates). */
-function collectMemberInputs(expr: unknown, found: (slot: string, rel: number) => void): void {
+/** What aggregates read on relation members: an input slot directly, or a rule (by index). */
+function collectMemberReads(expr: unknown, found: (read: string | number, rel: number) => void): void {
   if (!expr || typeof expr !== 'object') return;
   if (Array.isArray(expr)) {
-    for (const e of expr) collectMemberInputs(e, found);
+    for (const e of expr) collectMemberReads(e, found);
     return;
   }
   const node = expr as Node;
@@ -88,7 +95,23 @@ function collectMemberInputs(expr: unknown, found: (slot: string, rel: number) =
   if ((node.k === 'count' || node.k === 'sum') && typeof node.rel === 'number') {
     for (const part of [node.pred, node.value] as Node[]) {
       if (part && (part.k === 'input' || part.k === 'jinput')) found(part.slot as string, node.rel);
+      if (part && (part.k === 'rule' || part.k === 'jrule')) found(part.rule as number, node.rel);
     }
   }
-  for (const value of Object.values(node)) if (value && typeof value === 'object') collectMemberInputs(value, found);
+  for (const value of Object.values(node)) if (value && typeof value === 'object') collectMemberReads(value, found);
+}
+
+/** Every input a rule evaluated on a member reads, through the rules it depends on. */
+function memberRuleInputs(program: Program, start: number): Set<string> {
+  const seen = new Set<number>();
+  const slots = new Set<string>();
+  const stack = [start];
+  while (stack.length) {
+    const r = stack.pop()!;
+    if (seen.has(r)) continue;
+    seen.add(r);
+    for (const slot of program.rules[r].inputDeps) slots.add(slot);
+    stack.push(...program.rules[r].ruleDeps);
+  }
+  return slots;
 }

@@ -171,14 +171,15 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
   return request;
 
   function repair(err: unknown): { field: string; value: unknown } | undefined {
+    if (err instanceof HouseholdError && err.field === 'household.period') return err.hint === undefined ? undefined : { field: 'household.period', value: err.hint };
     if (err instanceof HouseholdError) {
       const missing = /required input `([^`]+)`/.exec(err.message)?.[1];
       const input = missing ? inputOf(missing) : undefined;
       return input ? { field: err.field, value: guess(input, pkg.default_period) } : undefined;
     }
     // a table without a cell for the guessed key: use a key the table has
-    if (err instanceof EvaluationError && err.missingKey) {
-      const param = program.parameters[err.missingKey.parameter];
+    if (err instanceof EvaluationError && err.detail.missingKey) {
+      const param = program.parameters[err.detail.missingKey.parameter];
       const slot = param.indexedBy;
       const keys = [...(param.versions[param.versions.length - 1]?.cells.keys() ?? [])].filter((k) => k > 0);
       const entity = slot ? pkg.entities.find((e) => e.inputs.some((i) => i.name === slot)) : undefined;
@@ -186,13 +187,6 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
         const field = entity === main ? `household.facts.${slot}` : `household.entities.${entity.entity}.${main.id_template}.${slot}`;
         return { field, value: Math.min(...keys) };
       }
-    }
-    // nothing in effect yet in the default period: ask for the month the rules start
-    if (err instanceof EvaluationError && err.nextEffective !== undefined) {
-      const start = new Date(err.nextEffective * 86_400_000);
-      // a month period starts on the 1st: a mid-month start is in effect from the next month
-      if (start.getUTCDate() > 1) start.setUTCMonth(start.getUTCMonth() + 1, 1);
-      return { field: 'household.period', value: start.toISOString().slice(0, 7) };
     }
     return undefined;
   }

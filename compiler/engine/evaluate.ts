@@ -8,17 +8,24 @@ import { Day, Decimal, formatValue, kindOf, type Value, ZERO } from './values.js
 // branch of an `if` is evaluated and `and`/`or` short-circuit left to right, because errors
 // (a missing input, a division by zero) abort the whole query.
 
+/** What went wrong, for callers that can do better than show the message. */
+export interface EvaluationErrorDetail {
+  /** A missing input, so callers can name the field to supply. */
+  missingInput?: { slot: string; entity: string };
+  /** A table without a cell for the key looked up. */
+  missingKey?: { parameter: number; key: number };
+  /** Nothing in effect on the query date; `nextEffective` is the first later day something is. */
+  notInEffect?: { nextEffective?: number };
+  /** The evaluation ran past its deadline. */
+  timedOut?: boolean;
+}
+
 export class EvaluationError extends Error {
   /** Rules being evaluated when the error happened, outermost first. */
   chain: string[] = [];
   constructor(
     message: string,
-    /** Set when the error is a missing input, so callers can name the field to supply. */
-    readonly missingInput?: { slot: string; entity: string },
-    /** Set when a table has no cell for the key looked up. */
-    readonly missingKey?: { parameter: number; key: number },
-    /** Set when a rule or parameter has no version in effect: the first day it has one after the query. */
-    readonly nextEffective?: number,
+    readonly detail: EvaluationErrorDetail = {},
   ) {
     super(message);
     this.name = 'EvaluationError';
@@ -57,11 +64,16 @@ export class Evaluation {
     readonly program: Executable,
     readonly dataset: Dataset,
     readonly period: Period,
-    options: { trace?: boolean } = {},
+    options: { trace?: boolean; deadline?: number } = {},
   ) {
     this.memo = program.rules.map(() => new Map());
     this.trace = options.trace ? [] : null;
+    this.deadline = options.deadline ?? Infinity;
   }
+
+  /** Wall-clock limit (ms since epoch); checked every few hundred rule evaluations. */
+  private readonly deadline: number;
+  private evaluations = 0;
 
   /** Evaluate a derived rule for an entity id. Judgment rules yield an Outcome. */
   rule(index: number, entity: string): Result {
@@ -72,6 +84,7 @@ export class Evaluation {
       return cached;
     }
     const rule = this.program.rules[index];
+    if ((++this.evaluations & 255) === 0 && Date.now() > this.deadline) throw new EvaluationError('the calculation took longer than its time limit', { timedOut: true });
     memo.set(entity, IN_PROGRESS);
     let result: Result;
     try {
@@ -100,22 +113,21 @@ export class Evaluation {
   private version(rule: ExecRule): ExecVersion {
     if (rule.alwaysApplies) return rule.versions[0];
     const chosen = latestVersion(rule.versions, this.period.start);
-    if (!chosen) throw new EvaluationError(`rule \`${rule.name}\` has no version in effect on ${periodLabel(this.period)}`, undefined, undefined, nextStart(rule.versions, this.period.start));
+    if (!chosen) throw new EvaluationError(`rule \`${rule.name}\` has no version in effect on ${periodLabel(this.period)}`, { notInEffect: { nextEffective: nextStart(rule.versions, this.period.start) } });
     return chosen;
   }
 
   parameter(index: number, key: number): Value {
     const param = this.program.parameters[index];
     const version = latestVersion(param.versions, this.period.start);
-    if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`, undefined, undefined, nextStart(param.versions, this.period.start));
+    if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`, { notInEffect: { nextEffective: nextStart(param.versions, this.period.start) } });
     const value = version.cells.get(key);
     if (value === undefined) {
       throw new EvaluationError(
         param.indexedBy || version.cells.size > 1
           ? `parameter \`${param.name}\` has no value for key ${key}${param.indexedBy ? ` (${param.indexedBy})` : ''}`
           : `parameter \`${param.name}\` is a table; look it up with \`${param.name}[…]\``,
-        undefined,
-        { parameter: index, key },
+        { missingKey: { parameter: index, key } },
       );
     }
     return value;
@@ -123,7 +135,7 @@ export class Evaluation {
 
   input(slot: string, entity: string): Value {
     const value = this.dataset.input(slot, entity, this.period);
-    if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { slot, entity });
+    if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { missingInput: { slot, entity } });
     return value;
   }
 

@@ -1,11 +1,13 @@
 import { Evaluation, EvaluationError } from '../engine/evaluate.js';
-import { Decimal, toJson, type Value } from '../engine/values.js';
+import { Day, Decimal, toJson, type Value } from '../engine/values.js';
 import type { CalculateRequest } from '../4-package/package-types.js';
 import { HouseholdError, prepareHousehold } from './household.js';
 import type { LoadedPackage } from './loaded-package.js';
 
 // One calculation: a household through a package, the requested outputs, and a trace that
 // attributes every computed value to the rule and the legal sources that produced it.
+// Outputs of the main entity are single values; outputs of another entity (a per-person rule)
+// are objects keyed by that entity's ids.
 
 export interface TraceEntry {
   rule_id: string;
@@ -30,17 +32,10 @@ type Target = { kind: 'rule' | 'param'; index: number };
 function resolveOutput(loaded: LoadedPackage, name: string): Target | undefined {
   const exec = loaded.executable;
   const canonical = loaded.pkg.output_aliases[name] ?? name;
-  const byId = (id: string): Target | undefined => {
-    const r = exec.ruleById.get(id);
-    if (r !== undefined) return { kind: 'rule', index: r };
-    const p = exec.paramById.get(id);
-    return p !== undefined ? { kind: 'param', index: p } : undefined;
-  };
-  const rule = exec.ruleByName.get(canonical);
+  const rule = exec.ruleByName.get(canonical) ?? exec.ruleById.get(canonical);
   if (rule !== undefined) return { kind: 'rule', index: rule };
-  const param = exec.paramByName.get(canonical);
-  if (param !== undefined) return { kind: 'param', index: param };
-  return byId(canonical);
+  const param = exec.paramByName.get(canonical) ?? exec.paramById.get(canonical);
+  return param !== undefined ? { kind: 'param', index: param } : undefined;
 }
 
 function jsonValue(v: Value | string, judgment: boolean): unknown {
@@ -48,7 +43,13 @@ function jsonValue(v: Value | string, judgment: boolean): unknown {
   return toJson(v as Value);
 }
 
-export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>): CalculationResult {
+const month = (day: number) => {
+  const d = new Date(day * 86_400_000);
+  if (d.getUTCDate() > 1) d.setUTCMonth(d.getUTCMonth() + 1, 1);
+  return d.toISOString().slice(0, 7);
+};
+
+export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: { deadline?: number } = {}): CalculationResult {
   const { pkg, executable: exec } = loaded;
   const variables = request.variables ?? pkg.default_outputs;
   const targets = variables.map((name, i) => {
@@ -57,12 +58,15 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     return t;
   });
   const prepared = prepareHousehold(loaded, request.household);
-  const evaluation = new Evaluation(exec, prepared.dataset, prepared.period, { trace: true });
+  const evaluation = new Evaluation(exec, prepared.dataset, prepared.period, { trace: true, deadline: options.deadline });
   const outputs: Record<string, unknown> = {};
   try {
     targets.forEach((t, i) => {
       if (t.kind === 'rule') {
-        outputs[variables[i]] = jsonValue(evaluation.rule(t.index, prepared.mainId) as Value, exec.rules[t.index].judgment);
+        const rule = exec.rules[t.index];
+        const ids = prepared.instancesOf(rule.entity);
+        const values = ids.map((id) => jsonValue(evaluation.rule(t.index, id) as Value, rule.judgment));
+        outputs[variables[i]] = ids.length === 1 && ids[0] === prepared.mainId ? values[0] : Object.fromEntries(ids.map((id, k) => [id, values[k]]));
       } else {
         const param = exec.parameters[t.index];
         let key = 0;
@@ -74,8 +78,19 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
       }
     });
   } catch (err) {
-    if (err instanceof EvaluationError && err.missingInput) {
-      throw new HouseholdError(prepared.fieldOf(err.missingInput.slot, err.missingInput.entity), `required input \`${err.missingInput.slot}\` is missing (needed by ${err.chain[err.chain.length - 1] ?? 'the calculation'})`);
+    if (!(err instanceof EvaluationError)) throw err;
+    const { missingInput, notInEffect } = err.detail;
+    if (missingInput) {
+      const neededBy = err.chain[err.chain.length - 1] ?? 'the calculation';
+      throw new HouseholdError(prepared.fieldOf(missingInput.slot, missingInput.entity), `required input \`${missingInput.slot}\` is missing (needed by ${neededBy})`);
+    }
+    if (notInEffect) {
+      const from = notInEffect.nextEffective;
+      throw new HouseholdError(
+        'household.period',
+        `the package has no rules in effect for ${prepared.periodLabel}${from !== undefined ? `; they take effect from ${new Day(from)}` : ''} (${err.message})`,
+        from !== undefined ? month(from) : undefined,
+      );
     }
     throw err;
   }

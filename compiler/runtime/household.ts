@@ -23,11 +23,17 @@ export class HouseholdError extends Error {
   constructor(
     readonly field: string,
     detail: string,
+    /** A value that would be accepted instead, when one is known (e.g. a period in effect). */
+    readonly hint?: unknown,
   ) {
     super(`${field}: ${detail}`);
     this.name = 'HouseholdError';
   }
 }
+
+const CONVENTIONS = ['people', 'spm_units', 'facts', 'period', 'entities', 'relations'];
+/** Inputs beyond this magnitude are almost certainly mistakes (and lose exactness as JSON numbers). */
+const MAX_MAGNITUDE = new Decimal('1e15');
 
 export interface PreparedHousehold {
   dataset: Dataset;
@@ -37,6 +43,8 @@ export interface PreparedHousehold {
   warnings: string[];
   /** Where each (input, entity id) came from, to name the field when it is missing. */
   fieldOf(slot: string, entityId: string): string;
+  /** The entity ids a rule of `entity` is evaluated for (the main entity: its one id). */
+  instancesOf(entity: string): string[];
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -71,7 +79,9 @@ function coerce(input: PackageInput, raw: unknown, field: string): Value {
       if (!ok) fail('a number');
       const n = new Decimal(typeof raw === 'number' ? String(raw) : (raw as string).trim());
       if ((input.dtype === 'Integer' || input.dtype === 'Count' || input.dtype === 'int') && !n.isInteger()) fail('a whole number');
-      if (n.isNegative() && (MONEY_DTYPES.has(input.dtype) || input.unit === 'USD' || input.name.endsWith('_size'))) {
+      if (n.abs().gt(MAX_MAGNITUDE)) throw new HouseholdError(field, `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
+      if (input.name.endsWith('_size') && n.lt(1)) throw new HouseholdError(field, `must be at least 1, got ${JSON.stringify(raw)}`);
+      if (n.isNegative() && (MONEY_DTYPES.has(input.dtype) || input.unit === 'USD')) {
         throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
       }
       return n;
@@ -83,6 +93,9 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   if (!isObj(household)) throw new HouseholdError('household', 'must be an object');
   const pkg = loaded.pkg;
   const warnings: string[] = [];
+  for (const key of Object.keys(household)) {
+    if (!CONVENTIONS.includes(key)) warnings.push(`household.${key}: not a household convention (${CONVENTIONS.join(', ')}); ignored${suggest(key, CONVENTIONS)}`);
+  }
   let periodLabel = pkg.default_period;
   if (household.period !== undefined) {
     const valid = typeof household.period === 'string' && monthPeriod(household.period);
@@ -169,6 +182,7 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
       if (!Array.isArray(list)) throw new HouseholdError(`household.relations.${name}`, 'must be a list of [member_id, current_id] tuples');
       list.forEach((t, i) => {
         if (!Array.isArray(t) || t.length !== 2 || !t.every((x) => typeof x === 'string')) throw new HouseholdError(`household.relations.${name}[${i}]`, 'must be [member_id, current_id] (two strings)');
+        if (t[1] !== mainId && !labels.has(t[1])) throw new HouseholdError(`household.relations.${name}[${i}]`, `current id \`${t[1]}\` is not the ${main.entity} (\`${mainId}\`) nor an entity given in household.entities`);
         tuples.push({ relation, tuple: [t[0], t[1]] });
       });
     }
@@ -176,10 +190,17 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
 
   // a count input (household size) defaults to the number of people
   const countInput = pkg.entities.find((e) => e.count_from)?.count_from;
-  if (countInput && peopleCount !== undefined && !values.get(mainId)?.has(countInput)) {
-    if (!values.has(mainId)) values.set(mainId, new Map());
-    values.get(mainId)!.set(countInput, new Decimal(peopleCount));
-    fields.set(`${countInput}\u0000${mainId}`, 'household.people');
+  const members = person ? [...labels].filter(([, l]) => l.has(person.entity)).length : (peopleCount ?? 0);
+  if (countInput && (peopleCount !== undefined || members > 0)) {
+    const given = values.get(mainId)?.get(countInput);
+    if (given === undefined) {
+      if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
+      if (!values.has(mainId)) values.set(mainId, new Map());
+      values.get(mainId)!.set(countInput, new Decimal(members));
+      fields.set(`${countInput}\u0000${mainId}`, 'household.people');
+    } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
+      warnings.push(`${fields.get(`${countInput}\u0000${mainId}`)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
+    }
   }
 
   const dataset = new Dataset();
@@ -206,10 +227,26 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
       if (entity === person?.entity && entityId !== mainId) return `household.people.${entityId}.${slot}`;
       return `household.entities.${entity}.${entityId}.${slot}`;
     },
+    instancesOf(entity) {
+      if (entity === main.entity || !loaded.entity(entity)) return [mainId];
+      return [...labels].filter(([id, l]) => l.has(entity) && id !== mainId).map(([id]) => id).sort();
+    },
   };
 }
 
+/** Edit distance (insertions, deletions, substitutions), capped for speed. */
+function distance(a: string, b: string, cap = 3): number {
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
 function suggest(key: string, known: string[]): string {
-  const close = known.filter((k) => k.includes(key) || key.includes(k)).slice(0, 3);
+  const close = known.filter((k) => k.includes(key) || key.includes(k) || distance(k, key) <= 2).slice(0, 3);
   return close.length ? ` (did you mean ${close.map((c) => `\`${c}\``).join(', ')}?)` : '';
 }

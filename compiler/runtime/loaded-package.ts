@@ -8,6 +8,7 @@ export class LoadedPackage {
   readonly executable: Executable;
   private readonly entities = new Map<string, PackageEntity>();
   private readonly inputs = new Map<string, Map<string, PackageInput>>(); // entity → name/alias/legal id → input
+  private readonly modules: Set<string>;
 
   /** `executable` may be passed when the caller already has it (the compiler does). */
   constructor(
@@ -15,6 +16,7 @@ export class LoadedPackage {
     executable?: Executable,
   ) {
     this.executable = executable ?? executableFromJson(pkg.executable);
+    this.modules = new Set(pkg.source.modules);
     for (const e of pkg.entities) {
       this.entities.set(e.entity, e);
       const names = new Map<string, PackageInput>();
@@ -45,8 +47,10 @@ export class LoadedPackage {
     if (!names) return undefined;
     const direct = names.get(key);
     if (direct) return direct;
+    // `<module>#input.<name>` for any module of the program that could read it
     const mark = key.lastIndexOf('#input.');
-    return mark >= 0 ? names.get(key.slice(mark + '#input.'.length)) : undefined;
+    if (mark < 0 || !this.modules.has(key.slice(0, mark))) return undefined;
+    return names.get(key.slice(mark + '#input.'.length));
   }
 
   /** A relation's runtime id from its id or bare name. */
