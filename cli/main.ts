@@ -1,6 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, UsageError } from './exit-codes.js';
 import { registerCompile } from './commands/compile.js';
+import { registerKeys } from './commands/keys.js';
+import { registerMcp } from './commands/mcp.js';
+import { registerParity } from './commands/parity.js';
+import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
 import { packageVersion } from './version.js';
 
@@ -12,6 +16,10 @@ export function buildProgram(): Command {
     .exitOverride();
   registerTest(program);
   registerCompile(program);
+  registerServe(program);
+  registerParity(program);
+  registerKeys(program);
+  registerMcp(program);
   return program;
 }
 

@@ -9,7 +9,7 @@ import { Workspace } from '../../compiler/workspace.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { formatDuration, painter, ProgressLine } from '../output.js';
 import { packageVersion } from '../version.js';
-import { watchSources } from '../watch.js';
+import { watchSources } from '../../compiler/watch.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
@@ -67,14 +67,21 @@ export function registerCompile(program: Command): void {
         return;
       }
       let last: Manifest | undefined;
-      await watchSources(
+      const watcher = watchSources(
         [...roots, ...programsDirs].filter((d) => existsSync(d)),
         (files) => {
           for (const f of files) workspace.invalidate(f);
           last = once();
         },
-        () => (last = once()),
+        (err) => process.stderr.write(`rules: rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`),
       );
+      await watcher.ready;
+      last = once();
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await watcher.close();
       process.exitCode = last && last.failures.length ? EXIT_FAILURES : EXIT_OK;
     });
 }

@@ -1,10 +1,15 @@
 import { watch } from 'chokidar';
 
 // Watch encoding folders and call back with the YAML files that changed, debounced so that an
-// editor's save (or a `git checkout`) becomes one rebuild. `onReady` runs once the folders are
-// being watched, so nothing saved after it is missed. Resolves when the process is told to stop.
+// editor's save (or a `git checkout`) becomes one rebuild. `ready` resolves once the folders are
+// being watched: nothing saved after that is missed.
 
-export function watchSources(folders: string[], onChange: (files: string[]) => void, onReady: () => void, debounceMs = 60): Promise<void> {
+export interface SourceWatcher {
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function watchSources(folders: string[], onChange: (files: string[]) => void, onError: (err: unknown) => void, debounceMs = 60): SourceWatcher {
   const watcher = watch(folders, {
     ignoreInitial: true,
     ignored: (file, stats) => Boolean(stats?.isFile()) && !file.endsWith('.yaml'),
@@ -18,7 +23,7 @@ export function watchSources(folders: string[], onChange: (files: string[]) => v
     try {
       onChange(files);
     } catch (err) {
-      process.stderr.write(`rules: rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      onError(err);
     }
   };
   for (const event of ['add', 'change', 'unlink'] as const) {
@@ -29,19 +34,11 @@ export function watchSources(folders: string[], onChange: (files: string[]) => v
       timer = setTimeout(flush, debounceMs);
     });
   }
-  watcher.once('ready', () => {
-    try {
-      onReady();
-    } catch (err) {
-      process.stderr.write(`rules: ${err instanceof Error ? err.message : String(err)}\n`);
-    }
-  });
-  return new Promise((resolve) => {
-    const stop = () => {
+  return {
+    ready: new Promise((resolve) => watcher.once('ready', () => resolve())),
+    close: async () => {
       clearTimeout(timer);
-      void watcher.close().then(resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+      await watcher.close();
+    },
+  };
 }

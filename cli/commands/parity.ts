@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
+import { Workspace } from '../../compiler/workspace.js';
+import { runCalculation } from '../../server/calculation.js';
+import { loadParityCases, PARITY_DIR, type ParityRun, runParity } from '../../server/parity.js';
+import { Catalog } from '../../server/runtime/catalog.js';
+import { BUNDLED_ROOT } from './compile.js';
+import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
+import { painter } from '../output.js';
+
+// `rules parity`: run the canonical parity cases against compiled packages (locally) or a running
+// daemon (`--url`), print every difference, exit 1 when a case differs or errors (for CI).
+
+interface ParityOptions {
+  compiled?: string;
+  url?: string;
+  key?: string;
+  cases?: string;
+  json?: boolean;
+}
+
+async function remote(url: string, key: string): Promise<ParityRun> {
+  const res = await fetch(`${url.replace(/\/+$/, '')}/v1/parity/run`, { method: 'POST', headers: { 'x-api-key': key } }).catch((err: Error) => {
+    throw new UsageError(`cannot reach ${url}: ${err.message}`);
+  });
+  const body = (await res.json()) as { data?: ParityRun; error?: { code: string; message: string } };
+  if (!res.ok || !body.data) throw new UsageError(`${url} answered ${res.status} ${body.error?.code ?? ''}: ${body.error?.message ?? 'no parity results'}`);
+  return body.data;
+}
+
+function local(compiled: string | undefined, casesDir: string): ParityRun {
+  let dir = compiled;
+  let scratch: string | undefined;
+  if (!dir) {
+    scratch = mkdtempSync(path.join(tmpdir(), 'rules-parity-'));
+    dir = path.join(scratch, 'compiled');
+    const workspace = new Workspace([BUNDLED_ROOT], [path.join(BUNDLED_ROOT, 'programs')]);
+    writeOutputTree(dir, workspace.build(), { compilerVersion: 'parity', durationMs: 0 }, { fullSweep: true });
+  }
+  try {
+    const catalog = Catalog.load(path.resolve(dir), 'compiled');
+    return runParity(loadParityCases(casesDir), catalog, (r) => runCalculation(catalog, r, 30_000));
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function printHuman(run: ParityRun): void {
+  const paint = painter(process.stdout);
+  const out: string[] = [];
+  for (const r of run.results as { id: string; status: string; comparison?: { changed: { variable: string; expected: unknown; actual: unknown; delta?: number }[]; missing: { variable: string; expected: unknown }[] }; error?: { code: string; message: string } }[]) {
+    if (r.status === 'matching') {
+      out.push(`${paint('green', '✓')} ${r.id}`);
+      continue;
+    }
+    out.push(`${paint('red', '✗')} ${r.id} ${paint('dim', r.status)}`);
+    for (const d of r.comparison?.changed ?? []) out.push(`    ${d.variable}: expected ${JSON.stringify(d.expected)}, actual ${JSON.stringify(d.actual)}${d.delta !== undefined ? `, delta ${d.delta}` : ''}`);
+    for (const d of r.comparison?.missing ?? []) out.push(`    ${d.variable}: expected ${JSON.stringify(d.expected)}, missing from the outputs`);
+    if (r.error) out.push(`    ${r.error.code}: ${r.error.message}`);
+  }
+  for (const s of run.skipped_cases) out.push(`${paint('yellow', '-')} ${s.id} ${paint('dim', `skipped: ${s.reason}`)}`);
+  const { matching, different, errored, skipped } = run.summary;
+  out.push(`${matching} matching, ${different} different, ${errored} errored, ${skipped} skipped`);
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+export function registerParity(program: Command): void {
+  program
+    .command('parity')
+    .description('run the canonical parity cases (hand-derived expected outputs) against compiled packages or a daemon')
+    .option('--compiled <dir>', 'compiled output to run against (default: compile the bundled encodings)')
+    .option('--url <url>', 'run against a daemon instead (POST /v1/parity/run)')
+    .option('--key <key>', 'API key with admin:parity, for --url (or RULES_API_KEY)')
+    .option('--cases <dir>', 'parity case folder (local runs)', PARITY_DIR)
+    .option('--json', 'print the run as JSON: {summary, results, skipped_cases}')
+    .addHelpText('after', '\nExit status: 0 every supported case matches, 1 a case differs or errors, 2 usage error.')
+    .action(async (options: ParityOptions) => {
+      if (options.url && options.compiled) throw new UsageError('use either --compiled or --url, not both');
+      let run: ParityRun;
+      if (options.url) {
+        const key = options.key ?? process.env.RULES_API_KEY;
+        if (!key) throw new UsageError('--url needs --key (or RULES_API_KEY) with the admin:parity scope');
+        run = await remote(options.url, key);
+      } else {
+        run = local(options.compiled, options.cases ?? PARITY_DIR);
+      }
+      if (options.json) process.stdout.write(JSON.stringify(run) + '\n');
+      else printHuman(run);
+      process.exitCode = run.summary.different + run.summary.errored > 0 ? EXIT_FAILURES : EXIT_OK;
+    });
+}

@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { ConfigError, loadConfig, type ServeFlags } from '../../server/config.js';
+import { startDaemon } from '../../server/start.js';
+import { UsageError } from '../exit-codes.js';
+
+// `rules serve`: the /v1 API daemon.
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the Rules API (/v1) from compiled rule packages')
+    .option('--host <host>', 'address to listen on (RULES_HOST)', undefined)
+    .option('--port <port>', 'port; 0 picks a free one (RULES_PORT)', undefined)
+    .option('--data-dir <dir>', 'where the store and compiled output live (RULES_DATA_DIR)', undefined)
+    .option('--compiled <dir>', 'serve this compiled output instead of compiling (RULES_COMPILED)', undefined)
+    .option('--root <dir>', 'encoding root to compile and compose graphs from; repeatable (RULES_ROOT, path-list)', collect)
+    .option('--runtime <mode>', 'compiled | fixture (RULES_RUNTIME)', undefined)
+    .option('--store <kind>', 'sqlite | memory (RULES_STORE)', undefined)
+    .option('--watch', 'recompile and hot-reload packages when encodings change (RULES_WATCH=1)')
+    .addHelpText(
+      'after',
+      `
+Defaults: 127.0.0.1:8080, data dir .rules, compiled runtime over the bundled encodings, SQLite store.
+Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS (JSON array of
+{id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}), RULES_TRUST_PROXY=1,
+RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY,
+RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
+    )
+    .action(async (flags: ServeFlags) => {
+      let config;
+      try {
+        config = loadConfig(flags);
+      } catch (err) {
+        if (err instanceof ConfigError) throw new UsageError(err.message);
+        throw err;
+      }
+      const say = (m: string) => process.stderr.write(`rules serve: ${m}\n`);
+      const daemon = await startDaemon(config, {
+        logger: { level: process.env.RULES_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+        log: say,
+      });
+      const catalog = daemon.ctx.catalog();
+      say(`listening on ${daemon.url}`);
+      say(`runtime ${catalog.mode}: ${catalog.packages.length} packages (${catalog.packages.map((p) => `${p.jurisdiction}/${p.program_id}`).slice(0, 6).join(', ')}${catalog.packages.length > 6 ? ', …' : ''}); ${catalog.rules.length} rules indexed`);
+      say(`store ${config.store}${config.store === 'sqlite' ? ` (${config.dataDir}/rules.db)` : ' (not durable)'}; environment ${config.environment}`);
+      say(`get a trial key: curl -s -X POST ${daemon.url}/v1/keys/trial`);
+      say(`API reference: ${daemon.url}/docs`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      say('shutting down: finishing requests and running job entries');
+      await daemon.stop();
+      say('stopped');
+    });
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { authorize } from './auth/guard.js';
+import type { ServerContext } from './context.js';
+import { failure, ok } from './envelope.js';
+import { ApiError, GENERIC_INTERNAL_MESSAGE } from './errors.js';
+import { ALL_ROUTES } from './routes/index.js';
+import type { RouteDef } from './routes/route.js';
+import { ajv, describeValidation } from './schemas.js';
+import { StoreUnavailableError } from './store/store.js';
+
+// The Fastify application: envelopes, request ids, no-store caching, CORS (allowlist only),
+// authentication per route, one error mapping, and every route of routes/index.ts.
+
+export const BODY_LIMIT = 262_144;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    route?: RouteDef;
+  }
+}
+
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+
+export function buildApp(ctx: ServerContext, options: { logger?: boolean | object } = {}): FastifyInstance {
+  const env = ctx.config.environment;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      const id = Array.isArray(given) ? given[0] : given;
+      return id && REQUEST_ID.test(id) ? id : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // JSON bodies: an empty body is "no body" (routes that need one say so through their schema)
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(new ApiError('invalid_request', `malformed JSON body: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = ajv.compile(schema);
+    return (data: unknown) => (validate(data) ? { value: data } : { error: new ApiError('invalid_request', describeValidation(validate.errors, httpPart === 'querystring' ? 'query' : (httpPart ?? 'body'))) });
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', String(request.id));
+    reply.header('cache-control', 'no-store');
+    applyCors(ctx, request, reply);
+  });
+
+  // the reserved point-in-time parameter, anywhere
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    const body = request.body as Record<string, unknown> | undefined;
+    if ((query && 'as_of' in query) || (body && typeof body === 'object' && !Array.isArray(body) && 'as_of' in body)) {
+      throw new ApiError('unsupported_parameter', '`as_of` is reserved for point-in-time retrieval and not supported yet');
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.config.route;
+    const label = route ? `${route.method} ${route.path}` : `${request.method} (unmatched)`;
+    ctx.analytics.record(label, reply.statusCode, reply.elapsedTime, request.apiKey?.id);
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    if (apiError.code === 'store_unavailable') ctx.analytics.storeError();
+    for (const [k, v] of Object.entries(apiError.headers ?? {})) reply.header(k, v);
+    return reply.status(apiError.status).send(failure(request, env, apiError.code, apiError.message, apiError.data));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(failure(request, env, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  if (ctx.config.corsOrigins.length) {
+    app.options('/*', async (_request, reply) => reply.status(204).send());
+  }
+
+  for (const route of ALL_ROUTES) {
+    if (route.documentOnly) continue;
+    app.route({
+      method: route.method,
+      url: route.url,
+      config: { route },
+      schema: {
+        ...(route.body ? { body: route.body } : {}),
+        ...(route.query ? { querystring: route.query } : {}),
+      },
+      onRequest: route.scope
+        ? async (request, reply) => authorize(ctx, request, reply, typeof route.scope === 'function' ? route.scope(ctx, request) : route.scope!, route.cost ?? 1)
+        : undefined,
+      handler: async (request, reply) => {
+        const result = await route.handler(ctx, request, reply);
+        if (reply.sent) return reply;
+        if (route.envelope === false) return result;
+        return reply.status(route.success.status).send(ok(request, env, result));
+      },
+    });
+  }
+  return app;
+}
+
+function toApiError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) return new ApiError('store_unavailable', 'the store is unreachable; try again shortly');
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', `the request body exceeds ${BODY_LIMIT} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('invalid_request', 'the request body must be JSON (content-type: application/json)');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'the content-length header does not match the body');
+    case 'FST_ERR_VALIDATION':
+      return new ApiError('invalid_request', error.message);
+  }
+  if (error.statusCode === 400 || error instanceof SyntaxError) return new ApiError('invalid_request', error.message);
+  if (error.statusCode === 413) return new ApiError('payload_too_large', `the request body exceeds ${BODY_LIMIT} bytes`);
+  return new ApiError('internal_error', GENERIC_INTERNAL_MESSAGE);
+}
+
+const EXPOSED = 'x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after';
+
+/** CORS for allowlisted origins only; without an allowlist no access-control header is sent. */
+function applyCors(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin;
+  if (!origin || !ctx.config.corsOrigins.includes(origin)) return;
+  reply.header('access-control-allow-origin', origin);
+  reply.header('vary', 'Origin');
+  reply.header('access-control-expose-headers', EXPOSED);
+  if (request.method === 'OPTIONS') {
+    reply.header('access-control-allow-methods', 'GET, POST');
+    reply.header('access-control-allow-headers', 'content-type, authorization, x-api-key, x-request-id');
+    reply.header('access-control-max-age', '600');
+  }
+}

@@ -1,0 +1,125 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EnvironmentKey } from '../config.js';
+import type { Store, StoredKey } from '../store/store.js';
+
+// All API keys the daemon accepts: environment keys (RULES_API_KEYS) and store keys, side by
+// side. Only sha256 hashes are held. Store keys are re-read at most every 15 s, so a key issued
+// or revoked on another instance takes effect here within that window (this instance's own
+// changes take effect at once).
+
+export const KEY_REFRESH_MS = 15_000;
+
+export interface ApiKey {
+  id: string;
+  source: 'environment' | 'store';
+  kind: 'admin' | 'trial';
+  hash: Buffer;
+  prefix?: string;
+  scopes: string[];
+  status: 'active' | 'revoked';
+  runtimeRevoked: boolean;
+  rateLimit?: { requests: number; window_seconds: number };
+  owner?: string;
+  note?: string;
+  expiresAt?: string;
+  createdAt?: string;
+  quotaCu?: number;
+}
+
+export const sha256 = (raw: string) => createHash('sha256').update(raw).digest('hex');
+
+/** A new raw key: a readable prefix and 32 random bytes. */
+export function newRawKey(kind: 'admin' | 'trial'): string {
+  return `${kind === 'trial' ? 'rk_trial' : 'rk_live'}_${randomBytes(32).toString('base64url')}`;
+}
+
+export function keyPrefix(raw: string): string {
+  return raw.slice(0, 12);
+}
+
+function fromEnvironment(k: EnvironmentKey): ApiKey {
+  return {
+    id: k.id,
+    source: 'environment',
+    kind: 'admin',
+    hash: Buffer.from(k.key_sha256 ?? sha256(k.key!), 'hex'),
+    prefix: k.key ? keyPrefix(k.key) : undefined,
+    scopes: k.scopes,
+    status: 'active',
+    runtimeRevoked: false,
+    rateLimit: k.rate_limit,
+    owner: k.owner,
+    expiresAt: k.expires_at,
+  };
+}
+
+function fromStore(k: StoredKey): ApiKey {
+  return {
+    id: k.id,
+    source: 'store',
+    kind: k.kind,
+    hash: Buffer.from(k.key_sha256 || '00'.repeat(32), 'hex'),
+    prefix: k.prefix || undefined,
+    scopes: k.scopes,
+    status: k.status,
+    runtimeRevoked: k.status === 'revoked',
+    rateLimit: k.rate_limit,
+    owner: k.owner,
+    note: k.note,
+    expiresAt: k.expires_at,
+    createdAt: k.created_at,
+    quotaCu: k.quota_cu,
+  };
+}
+
+export class KeyRegistry {
+  private readonly environment: ApiKey[];
+  private stored: ApiKey[] = [];
+  private loadedAt = 0;
+
+  constructor(
+    envKeys: EnvironmentKey[],
+    private readonly store: Store,
+  ) {
+    this.environment = envKeys.map(fromEnvironment);
+  }
+
+  /** Re-read store keys now (after this instance issued or revoked one). */
+  async refresh(): Promise<void> {
+    this.stored = (await this.store.listKeys()).map(fromStore);
+    this.loadedAt = Date.now();
+  }
+
+  private async current(): Promise<void> {
+    if (Date.now() - this.loadedAt > KEY_REFRESH_MS) await this.refresh();
+  }
+
+  /** Every key with environment keys marked revoked when the store records a runtime revocation. */
+  async all(): Promise<ApiKey[]> {
+    await this.current();
+    const revokedIds = new Set(this.stored.filter((k) => k.status === 'revoked').map((k) => k.id));
+    const env = this.environment.map((k) => (revokedIds.has(k.id) ? { ...k, status: 'revoked' as const, runtimeRevoked: true } : k));
+    const envIds = new Set(env.map((k) => k.id));
+    return [...env, ...this.stored.filter((k) => !envIds.has(k.id))];
+  }
+
+  async hasAny(): Promise<boolean> {
+    return (await this.all()).some((k) => k.status === 'active');
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.all()).some((k) => k.id === id);
+  }
+
+  /** The active, unexpired key whose hash matches; every key is compared, in constant time. */
+  async authenticate(raw: string, now = Date.now()): Promise<ApiKey | undefined> {
+    const hash = Buffer.from(sha256(raw), 'hex');
+    let found: ApiKey | undefined;
+    for (const key of await this.all()) {
+      if (key.hash.length === hash.length && timingSafeEqual(key.hash, hash) && !found) found = key;
+    }
+    if (!found || found.status !== 'active') return undefined;
+    if (found.expiresAt && Date.parse(found.expiresAt) <= now) return undefined;
+    return found;
+  }
+}

@@ -1,0 +1,69 @@
+import type { CalculateRequest } from '../compiler/4-package/package-types.js';
+import { EvaluationError } from '../compiler/engine/evaluate.js';
+import { calculate, OutputError } from '../compiler/runtime/calculate.js';
+import { HouseholdError } from '../compiler/runtime/household.js';
+import { ApiError } from './errors.js';
+import type { Catalog } from './runtime/catalog.js';
+import type { BatchResult } from './store/store.js';
+
+// One calculation as the API runs it (single, batch entry or job entry): find the package,
+// run the household through it within the time limit, and shape the CalculateResponse.
+
+export const FIXTURE_WARNING = 'The fixture runtime is experimental: this result is not an authoritative eligibility determination.';
+
+export interface CalculateResponse {
+  engine: 'rules';
+  runtime: { id: string; mode: 'compiled' | 'fixture' };
+  program_id: string;
+  jurisdiction: string;
+  period: string;
+  outputs: Record<string, unknown>;
+  trace: unknown[];
+  warnings: string[];
+}
+
+export function runCalculation(catalog: Catalog, request: CalculateRequest, timeoutMs: number): CalculateResponse {
+  const loaded = catalog.package(request.jurisdiction, request.program_id);
+  if (!loaded) {
+    throw new ApiError('unsupported_program', `no runtime package for program \`${request.program_id}\` in \`${request.jurisdiction}\` (GET /v1/runtime/packages lists them)`);
+  }
+  try {
+    const result = calculate(loaded, request, { deadline: Date.now() + timeoutMs });
+    const warnings = [...result.warnings];
+    if (catalog.mode === 'fixture') warnings.unshift(FIXTURE_WARNING);
+    const incomplete = loaded.pkg.acknowledged_incomplete.filter((o) => o in result.outputs);
+    if (incomplete.length) warnings.push(`outputs acknowledged incomplete by their encoders: ${incomplete.join(', ')}`);
+    for (const note of loaded.pkg.notes) if (note.startsWith('stale:')) warnings.push(`package ${note}`);
+    return {
+      engine: 'rules',
+      runtime: { id: loaded.pkg.runtime_id, mode: catalog.mode },
+      program_id: request.program_id,
+      jurisdiction: request.jurisdiction,
+      period: result.period,
+      outputs: result.outputs,
+      trace: result.trace,
+      warnings,
+    };
+  } catch (err) {
+    if (err instanceof HouseholdError) throw new ApiError('invalid_household', err.message);
+    if (err instanceof OutputError) throw new ApiError('invalid_request', err.message);
+    if (err instanceof EvaluationError) {
+      throw new ApiError('runtime_error', err.detail.timedOut ? `the calculation exceeded its time limit of ${timeoutMs} ms` : `the calculation engine failed: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** A batch or job entry: failures become positional error results instead of failing the whole. */
+export function runEntry(catalog: Catalog, request: CalculateRequest, timeoutMs: number): BatchResult {
+  try {
+    return { status: 'ok', result: runCalculation(catalog, request, timeoutMs) };
+  } catch (err) {
+    if (err instanceof ApiError && (err.code === 'unsupported_program' || err.code === 'invalid_household' || err.code === 'runtime_error' || err.code === 'invalid_request')) {
+      // an unknown output is the household request's own problem here
+      const code = err.code === 'invalid_request' ? 'invalid_household' : err.code;
+      return { status: 'error', error: { code, message: err.message } };
+    }
+    return { status: 'error', error: { code: 'runtime_error', message: 'the calculation failed unexpectedly' } };
+  }
+}

@@ -1,0 +1,135 @@
+import path from 'node:path';
+import type { Environment } from './envelope.js';
+
+// Daemon configuration: flags win over their environment twins, which win over defaults.
+//   --host RULES_HOST · --port RULES_PORT · --data-dir RULES_DATA_DIR · --compiled RULES_COMPILED
+//   --root RULES_ROOT (path-list) · --runtime RULES_RUNTIME · --store RULES_STORE · --watch RULES_WATCH
+// Other settings: RULES_ENVIRONMENT, RULES_API_KEYS, RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
+// RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.
+
+export class ConfigError extends Error {}
+
+export interface EnvironmentKey {
+  id: string;
+  key?: string;
+  key_sha256?: string;
+  scopes: string[];
+  rate_limit?: { requests: number; window_seconds: number };
+  owner?: string;
+  expires_at?: string;
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  compiled: string | null;
+  roots: string[];
+  runtime: 'compiled' | 'fixture';
+  store: 'sqlite' | 'memory';
+  watch: boolean;
+  environment: Environment;
+  apiKeys: EnvironmentKey[];
+  trustProxy: boolean;
+  corsOrigins: string[];
+  calculateTimeoutMs: number;
+  jobConcurrency: number;
+  trialDailyCap: number;
+  trialClientDailyCap: number;
+}
+
+export interface ServeFlags {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  compiled?: string;
+  root?: string[];
+  runtime?: string;
+  store?: string;
+  watch?: boolean;
+}
+
+const ENVIRONMENTS: Environment[] = ['local', 'dev', 'staging', 'production'];
+
+function positiveInt(name: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new ConfigError(`${name} must be a whole number between 1 and ${max}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
+}
+
+const flagOn = (raw: string | undefined) => raw === '1' || raw === 'true' || raw === 'yes';
+
+export function parseApiKeys(raw: string | undefined): EnvironmentKey[] {
+  if (!raw || raw.trim() === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('RULES_API_KEYS must be a JSON array of {id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}');
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError('RULES_API_KEYS must be a JSON array');
+  const ids = new Set<string>();
+  return parsed.map((k, i) => {
+    const where = `RULES_API_KEYS[${i}]`;
+    if (typeof k !== 'object' || k === null) throw new ConfigError(`${where} must be an object`);
+    const key = k as Record<string, unknown>;
+    if (typeof key.id !== 'string' || !key.id) throw new ConfigError(`${where}.id must be a non-empty string`);
+    if (ids.has(key.id)) throw new ConfigError(`${where}.id ${key.id} is used twice`);
+    ids.add(key.id);
+    if (typeof key.key !== 'string' && !(typeof key.key_sha256 === 'string' && /^[0-9a-f]{64}$/i.test(key.key_sha256))) {
+      throw new ConfigError(`${where} needs \`key\` (the raw key) or \`key_sha256\` (64 hex digits)`);
+    }
+    if (!Array.isArray(key.scopes) || key.scopes.length === 0 || !key.scopes.every((s) => typeof s === 'string')) throw new ConfigError(`${where}.scopes must be a non-empty array of strings`);
+    const rl = key.rate_limit as Record<string, unknown> | undefined;
+    if (rl !== undefined && !(Number.isInteger(rl.requests) && (rl.requests as number) >= 1 && Number.isInteger(rl.window_seconds) && (rl.window_seconds as number) >= 1)) {
+      throw new ConfigError(`${where}.rate_limit must be {requests ≥ 1, window_seconds ≥ 1}`);
+    }
+    if (key.expires_at !== undefined && (typeof key.expires_at !== 'string' || Number.isNaN(Date.parse(key.expires_at)))) throw new ConfigError(`${where}.expires_at must be a date-time`);
+    return {
+      id: key.id,
+      key: key.key as string | undefined,
+      key_sha256: (key.key_sha256 as string | undefined)?.toLowerCase(),
+      scopes: key.scopes as string[],
+      rate_limit: rl as EnvironmentKey['rate_limit'],
+      owner: key.owner as string | undefined,
+      expires_at: key.expires_at as string | undefined,
+    };
+  });
+}
+
+export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const dataDir = path.resolve(flags.dataDir ?? env.RULES_DATA_DIR ?? '.rules');
+  const compiled = flags.compiled ?? env.RULES_COMPILED ?? null;
+  const rootList = flags.root?.length ? flags.root : env.RULES_ROOT ? env.RULES_ROOT.split(path.delimiter).filter(Boolean) : [];
+  return {
+    host: flags.host ?? env.RULES_HOST ?? '127.0.0.1',
+    port: (flags.port ?? env.RULES_PORT) === undefined ? 8080 : port(flags.port ?? env.RULES_PORT),
+    dataDir,
+    compiled: compiled ? path.resolve(compiled) : null,
+    roots: rootList.map((r) => path.resolve(r)),
+    runtime: oneOf('--runtime / RULES_RUNTIME', flags.runtime ?? env.RULES_RUNTIME, ['compiled', 'fixture'] as const, 'compiled'),
+    store: oneOf('--store / RULES_STORE', flags.store ?? env.RULES_STORE, ['sqlite', 'memory'] as const, 'sqlite'),
+    watch: flags.watch ?? flagOn(env.RULES_WATCH),
+    environment: oneOf('RULES_ENVIRONMENT', env.RULES_ENVIRONMENT, ENVIRONMENTS, 'local'),
+    apiKeys: parseApiKeys(env.RULES_API_KEYS),
+    trustProxy: flagOn(env.RULES_TRUST_PROXY),
+    corsOrigins: (env.RULES_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, 10_000),
+    jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),
+    trialDailyCap: positiveInt('RULES_TRIAL_DAILY_CAP', env.RULES_TRIAL_DAILY_CAP, 1000),
+    trialClientDailyCap: positiveInt('RULES_TRIAL_CLIENT_DAILY_CAP', env.RULES_TRIAL_CLIENT_DAILY_CAP, 5),
+  };
+}
+
+function port(raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`--port / RULES_PORT must be a port number (0-65535), got ${JSON.stringify(raw)}`);
+  return n;
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { CalculateRequest } from '../compiler/4-package/package-types.js';
+import { runEntry } from './calculation.js';
+import type { ServerContext } from './context.js';
+import type { JobRecord, Store } from './store/store.js';
+
+// Detached calculation jobs. Entries run with bounded concurrency; every finished entry is
+// written to the store at once, so `completed` grows as entries finish and a restart loses
+// nothing acknowledged: unfinished jobs are resumed (entries without a result run again).
+// Shutdown lets the entries already running finish, then stops; the rest resume next start.
+
+interface Task {
+  jobId: string;
+  index: number;
+}
+
+export class JobRunner {
+  private readonly queue: Task[] = [];
+  private running = 0;
+  private stopping = false;
+  private idle: (() => void)[] = [];
+  private ctx!: ServerContext;
+
+  constructor(
+    private readonly store: Store,
+    private readonly concurrency: number,
+  ) {}
+
+  attach(ctx: ServerContext): void {
+    this.ctx = ctx;
+  }
+
+  async submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord> {
+    const job: JobRecord = {
+      id: `job_${randomUUID().replace(/-/g, '')}`,
+      status: 'pending',
+      created_at: new Date().toISOString(),
+      total: requests.length,
+      completed: 0,
+      api_key_id: apiKeyId,
+      requests,
+      results: requests.map(() => null),
+    };
+    await this.store.createJob(job);
+    this.enqueue(job);
+    return job;
+  }
+
+  /** Pick up jobs a previous process left unfinished. */
+  async resume(): Promise<number> {
+    const jobs = await this.store.unfinishedJobs();
+    for (const job of jobs) this.enqueue(job);
+    return jobs.length;
+  }
+
+  private enqueue(job: JobRecord): void {
+    job.results.forEach((r, index) => r === null && this.queue.push({ jobId: job.id, index }));
+    if (job.results.every((r) => r !== null)) void this.finish(job.id);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.stopping && this.running < this.concurrency && this.queue.length) {
+      const task = this.queue.shift()!;
+      this.running++;
+      // yield to the event loop between entries so HTTP traffic keeps flowing
+      setImmediate(() => void this.run(task).finally(() => this.done()));
+    }
+    if (this.running === 0) this.idle.splice(0).forEach((resolve) => resolve());
+  }
+
+  private done(): void {
+    this.running--;
+    this.pump();
+  }
+
+  private async run(task: Task): Promise<void> {
+    try {
+      const job = await this.store.job(task.jobId);
+      if (!job || job.results[task.index] !== null) return;
+      if (job.status === 'pending') await this.store.updateJob(job.id, { status: 'running', started_at: new Date().toISOString() });
+      const result = runEntry(this.ctx.catalog(), job.requests[task.index], this.ctx.config.calculateTimeoutMs);
+      await this.store.updateJob(job.id, {}, { index: task.index, result });
+      await this.finish(job.id);
+    } catch (err) {
+      await this.store
+        .updateJob(task.jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` })
+        .catch(() => undefined);
+    }
+  }
+
+  private async finish(jobId: string): Promise<void> {
+    const job = await this.store.job(jobId);
+    if (job && job.results.every((r) => r !== null) && job.status !== 'succeeded') {
+      await this.store.updateJob(jobId, { status: 'succeeded', finished_at: new Date().toISOString(), ...(job.started_at ? {} : { started_at: new Date().toISOString() }) });
+    }
+  }
+
+  /** Stop starting entries; resolves when the ones running have finished. */
+  stop(): Promise<void> {
+    this.stopping = true;
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+}

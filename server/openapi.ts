@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import { OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
+import type { ServerContext } from './context.js';
+import { API_VERSION } from './envelope.js';
+import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
+import { ALL_ROUTES } from './routes/index.js';
+import type { JsonSchema, RouteDef } from './routes/route.js';
+import { API_SCHEMAS } from './schemas.js';
+import type { Catalog } from './runtime/catalog.js';
+import { packageDetail } from './routes/discovery.js';
+
+// The served OpenAPI 3.1 document, generated from the route declarations and the same JSON
+// Schemas that validate requests, with examples taken from the compiled packages being served.
+
+const DESCRIPTION = `A rule-native HTTP interface for searching, retrieving, explaining and executing rule encodings
+(machine-readable statutes, regulations and agency policy, with provenance back to the legal source).
+
+**Envelopes.** Every 2xx JSON payload is \`{status: "ok", data, meta}\` and every error
+\`{status: "error", error: {code, message}, meta, data?}\`, except this document and the migration
+endpoint. \`meta\` is \`{request_id, api_version, environment}\`. Every response carries
+\`x-request-id\` (echoed when sent, else a UUID) and \`cache-control: no-store\`.
+
+**Authentication.** Send a key as \`x-api-key: <key>\` or \`Authorization: Bearer <key>\`; when both
+are present \`x-api-key\` wins. Public: /v1/health, /v1/ready, /v1/version, /v1/openapi.json,
+/v1/keys/trial, /docs, /docs/validation. A missing, unknown, expired or revoked key is 401
+\`unauthorized\` (deliberately indistinguishable); a key without the route's scope is 403
+\`insufficient_scope\` naming the scope; with no key configured anywhere, protected routes answer 503
+\`auth_not_configured\`. Scopes: rules:read (default for /v1 routes), sources:read, graphs:read,
+calculate:run, admin:parity, admin:analytics, admin:keys, compat:external; \`*\` passes every check.
+Decisions where the specification is open: GET /v1/admin/audit and GET/POST /v1/admin/kill need
+\`admin:keys\`; validation runs and the migration ledger need \`admin:analytics\`.
+
+**Limits.** Bodies up to 262,144 bytes (413 \`payload_too_large\`). Per-key fixed-window rate limit,
+default 120 requests per 60 s (trial keys 30 per 60 s; per-key overrides at issuance), shared through
+the store; every authenticated response has \`x-ratelimit-limit\`, \`x-ratelimit-remaining\` and
+\`x-ratelimit-reset\` (Unix seconds at the end of the window); a 429 \`rate_limited\` adds
+\`retry-after\` and \`data.retry_after_seconds\`. Twenty failed authentications within 300 s from one
+client (the first \`x-forwarded-for\` hop when RULES_TRUST_PROXY=1, else the socket address) answer
+every request from it with 429 \`auth_throttled\`, valid keys included, until that window ends.
+
+**Compute units (trial keys).** Each accepted request costs compute units: calculate, batch and job
+submission cost 10 per request (one request, whatever the batch size), job polling 0, every other
+route 1. A trial key's lifetime quota is 10,000 units; once spent, its requests are refused with 403
+\`insufficient_scope\` naming the exhausted quota (the key stays valid for nothing; request a new trial
+key or an issued key).
+
+**Kill switches.** \`trial_traffic\` engaged: every request made with a trial key is refused with 403
+\`insufficient_scope\` saying trial traffic is suspended. \`trial_mint\` engaged: POST /v1/keys/trial
+answers 429 \`rate_limited\` saying trial issuance is suspended. Other keys are unaffected.
+
+**Calculation.** The runtime is \`compiled\` (executes compiled rule packages) or \`fixture\`
+(experimental packages; every result carries a warning). Any non-empty \`warnings\` means the result
+is not authoritative. Outputs of the package's main entity are single values; outputs of a
+per-person rule are objects keyed by person id.`;
+
+/** Our schemas refer to each other by $id; OpenAPI wants component references. */
+function toComponent(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(toComponent);
+  if (schema && typeof schema === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(schema)) {
+      if (k === '$id') continue;
+      out[k] = k === '$ref' && typeof v === 'string' && !v.startsWith('#') ? `#/components/schemas/${v}` : toComponent(v);
+    }
+    return out;
+  }
+  return schema;
+}
+
+function envelopeOf(data: JsonSchema): JsonSchema {
+  return { type: 'object', required: ['status', 'data', 'meta'], properties: { status: { const: 'ok' }, data, meta: { $ref: '#/components/schemas/Meta' } } };
+}
+
+function pathParameters(route: RouteDef): unknown[] {
+  return [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: m[1] === 'rule_id' ? 'A stable rule id (send `#` as %23) or a citation path; slashes are allowed.' : m[1] === 'program_id' ? 'Program ids may contain slashes.' : undefined,
+  }));
+}
+
+function queryParameters(route: RouteDef): unknown[] {
+  const props = (route.query?.properties ?? {}) as Record<string, JsonSchema>;
+  const required = (route.query?.required ?? []) as string[];
+  return Object.entries(props).map(([name, schema]) => ({ name, in: 'query', required: required.includes(name), schema }));
+}
+
+function operation(route: RouteDef, examples: Map<string, unknown>) {
+  const responses: Record<string, unknown> = {};
+  const content = route.success.contentType ?? 'application/json';
+  const successSchema = toComponent(route.envelope === false ? route.success.schema : envelopeOf(route.success.schema));
+  responses[String(route.success.status)] = {
+    description: route.success.description,
+    content: { [content]: { schema: successSchema, ...(examples.has(route.path) ? { example: examples.get(route.path) } : {}) } },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set<ErrorCode>([...route.errors, 'internal_error'])) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: codes.map((c) => `\`${c}\`: ${ERROR_MEANING[c]}`).join('; '),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    };
+  }
+  const scope = typeof route.scope === 'function' ? null : route.scope;
+  return {
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    ...(scope ? { security: [{ apiKey: [] }, { bearer: [] }], 'x-required-scope': scope, 'x-compute-units': route.cost ?? 1 } : { security: [] }),
+    parameters: [...pathParameters(route), ...queryParameters(route)],
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: toComponent(route.body), ...(examples.has(`${route.path}#request`) ? { example: examples.get(`${route.path}#request`) } : {}) } } } }
+      : {}),
+    responses,
+  };
+}
+
+/** Request and response examples from the packages this daemon serves. */
+function examplesFrom(catalog: Catalog): Map<string, unknown> {
+  const examples = new Map<string, unknown>();
+  const first = catalog.packages[0];
+  const loaded = first && catalog.package(first.jurisdiction, first.program_id);
+  if (loaded) {
+    examples.set('/v1/calculate#request', loaded.pkg.sample_request);
+    examples.set('/v1/calculate/batch#request', { requests: [loaded.pkg.sample_request] });
+    examples.set('/v1/jobs/calculate#request', { requests: [loaded.pkg.sample_request] });
+    examples.set('/v1/runtime/packages/{jurisdiction}/{program_id}', { status: 'ok', data: { package: packageDetail(loaded.pkg, catalog) }, meta: { request_id: 'example', api_version: API_VERSION, environment: 'local' } });
+  }
+  const rule = catalog.rules.find((r) => r.rule.status === 'encoded');
+  if (rule) {
+    examples.set('/v1/search#request', { query: rule.rule.name.split('_').slice(0, 2).join(' '), limit: 5 });
+    examples.set('/v1/rules/{rule_id}', { status: 'ok', data: { rule: rule.rule }, meta: { request_id: 'example', api_version: API_VERSION, environment: 'local' } });
+  }
+  return examples;
+}
+
+let cached: { catalog: Catalog; environment: string; doc: Record<string, unknown> } | undefined;
+
+export function openApiDocument(ctx: ServerContext): Record<string, unknown> {
+  const catalog = ctx.catalog();
+  if (cached && cached.catalog === catalog && cached.environment === ctx.config.environment) return cached.doc;
+  const examples = examplesFrom(catalog);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ALL_ROUTES) {
+    paths[route.path] ??= {};
+    paths[route.path][route.method.toLowerCase()] = operation(route, examples);
+  }
+  const schemas = Object.fromEntries([...OUTPUT_SCHEMAS, ...API_SCHEMAS].map((s) => [s.$id, toComponent(s)]));
+  const doc = {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: { title: 'Rules API', version: API_VERSION, description: DESCRIPTION, license: { name: 'Apache-2.0' } },
+    servers: [{ url: '/', description: `this ${ctx.config.environment} deployment` }],
+    tags: [...new Set(ALL_ROUTES.map((r) => r.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+    },
+  };
+  cached = { catalog, environment: ctx.config.environment, doc };
+  return doc;
+}
+
+/** sha256 prefix of the served document (recorded with validation runs). */
+export function contractHash(ctx: ServerContext): string {
+  return createHash('sha256').update(JSON.stringify(openApiDocument(ctx))).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,118 @@
+import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
+import { runCalculation, runEntry } from '../calculation.js';
+import { ApiError } from '../errors.js';
+import { checkCalculateRequest } from '../schemas.js';
+import { defineRoutes } from './route.js';
+
+// Calculations: single, synchronous batch (1-25), detached job (1-50).
+
+const authErrors = ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'] as const;
+export const BATCH_LIMIT = 25;
+export const JOB_LIMIT = 50;
+
+/** Every entry valid, or the whole request fails with `requests[i]: …` before anything runs. */
+function checkEntries(body: { requests: unknown[] }, max: number, route: string): CalculateRequest[] {
+  if (body.requests.length > max) throw new ApiError('invalid_request', `requests: at most ${max} entries for ${route}, got ${body.requests.length}${max === BATCH_LIMIT ? ' (POST /v1/jobs/calculate takes up to 50)' : ''}`);
+  body.requests.forEach((entry, i) => {
+    const problem = checkCalculateRequest(entry, `requests[${i}]`);
+    if (problem) throw new ApiError('invalid_request', problem);
+  });
+  return body.requests as CalculateRequest[];
+}
+
+export const calculateRoutes = defineRoutes(
+  {
+    method: 'POST',
+    url: '/v1/calculate',
+    path: '/v1/calculate',
+    scope: 'calculate:run',
+    cost: 10,
+    tag: 'calculation',
+    summary: 'Calculate outputs for a household, with a per-variable trace',
+    description:
+      'Omitted inputs take the package defaults and omitted `variables` the package `default_outputs`. Household conventions (`people`, `spm_units`, `facts`, `period`, `entities`, `relations`) are described in the package detail and in docs/compiled-output.md. Errors: 400 `invalid_request` (schema, unknown variable), 400 `invalid_household` (the message names the field), 422 `unsupported_program`, 502 `runtime_error` (engine failure or time limit). Labelled experimental: shapes are stable, values depend on the configured rule index and runtime.',
+    body: { $ref: 'CalculateRequest' },
+    success: { status: 200, description: 'CalculateResponse', schema: { $ref: 'CalculateResponse' } },
+    errors: ['invalid_request', 'invalid_household', 'unsupported_parameter', 'payload_too_large', 'unsupported_program', 'runtime_error', ...authErrors],
+    handler: async (ctx, request) => runCalculation(ctx.catalog(), request.body as CalculateRequest, ctx.config.calculateTimeoutMs),
+  },
+  {
+    method: 'POST',
+    url: '/v1/calculate/batch',
+    path: '/v1/calculate/batch',
+    scope: 'calculate:run',
+    cost: 10,
+    tag: 'calculation',
+    summary: 'Calculate 1-25 households concurrently; results are positional',
+    description:
+      'One invalid entry fails the whole request with 400 and a positional message (`requests[i]: …`) before anything runs. Runtime failures of single entries (`unsupported_program`, `invalid_household`, `runtime_error`) are reported in their own result and do not fail the request. Costs 10 compute units per entry for trial keys.',
+    body: { $ref: 'BatchRequest' },
+    success: {
+      status: 200,
+      description: '`{summary: {total, succeeded, failed}, results: BatchResult[]}`',
+      schema: {
+        type: 'object',
+        required: ['summary', 'results'],
+        properties: {
+          summary: { type: 'object', required: ['total', 'succeeded', 'failed'], properties: { total: { type: 'integer' }, succeeded: { type: 'integer' }, failed: { type: 'integer' } } },
+          results: { type: 'array', items: { $ref: 'BatchResult' } },
+        },
+      },
+    },
+    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', ...authErrors],
+    handler: async (ctx, request) => {
+      const requests = checkEntries(request.body as { requests: unknown[] }, BATCH_LIMIT, '/v1/calculate/batch');
+      const catalog = ctx.catalog();
+      // entries run concurrently, each yielding to the event loop before it starts
+      const results = await Promise.all(requests.map((r) => new Promise<ReturnType<typeof runEntry>>((resolve) => setImmediate(() => resolve(runEntry(catalog, r, ctx.config.calculateTimeoutMs))))));
+      const succeeded = results.filter((r) => r.status === 'ok').length;
+      return { summary: { total: results.length, succeeded, failed: results.length - succeeded }, results };
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/jobs/calculate',
+    path: '/v1/jobs/calculate',
+    scope: 'calculate:run',
+    cost: 10,
+    tag: 'calculation',
+    summary: 'Submit 1-50 calculations as a detached job',
+    description:
+      'Answers 202 at once. Entries run with bounded concurrency; `completed` grows as they finish and results are stored positionally for 24 hours. With a durable store (`durable: true`) a job survives a restart: unfinished entries run again when the daemon starts. Poll `status_url` with backoff (about 500 ms doubling to 5 s).',
+    body: { $ref: 'BatchRequest' },
+    success: {
+      status: 202,
+      description: '`{job_id, status, total, status_url, durable}`',
+      schema: {
+        type: 'object',
+        required: ['job_id', 'status', 'total', 'status_url', 'durable'],
+        properties: { job_id: { type: 'string' }, status: { enum: ['pending', 'running', 'succeeded', 'failed'] }, total: { type: 'integer' }, status_url: { type: 'string' }, durable: { type: 'boolean' } },
+      },
+    },
+    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', 'store_unavailable', ...authErrors],
+    handler: async (ctx, request) => {
+      const requests = checkEntries(request.body as { requests: unknown[] }, JOB_LIMIT, '/v1/jobs/calculate');
+      const job = await ctx.jobs.submit(requests, request.apiKey?.id ?? null);
+      return { job_id: job.id, status: job.status, total: job.total, status_url: `/v1/jobs/${job.id}`, durable: ctx.store.durable };
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/jobs/:job_id',
+    path: '/v1/jobs/{job_id}',
+    scope: 'calculate:run',
+    cost: 0,
+    tag: 'calculation',
+    summary: 'A calculation job: status, progress and (once succeeded) positional results',
+    description: 'Visible only to the key that created it; unknown and foreign ids are both 404.',
+    success: { status: 200, description: 'JobRecord', schema: { $ref: 'JobRecord' } },
+    errors: ['not_found', 'store_unavailable', ...authErrors],
+    handler: async (ctx, request) => {
+      const { job_id } = request.params as { job_id: string };
+      const job = await ctx.store.job(job_id);
+      if (!job || job.api_key_id !== (request.apiKey?.id ?? null)) throw new ApiError('not_found', `no job ${job_id}`);
+      const { requests: _requests, results, ...record } = job;
+      return { ...record, ...(job.status === 'succeeded' ? { results } : {}) };
+    },
+  },
+);

@@ -1,0 +1,170 @@
+import type { FastifyRequest } from 'fastify';
+import { composeGraph, FocusError } from '../../compiler/4-package/compose-graph.js';
+import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
+import type { ManifestPackage } from '../../compiler/5-emit/manifest.js';
+import type { ServerContext } from '../context.js';
+import { API_VERSION } from '../envelope.js';
+import { ApiError } from '../errors.js';
+import type { Catalog } from '../runtime/catalog.js';
+import { repositorySource } from './public.js';
+import { defineRoutes } from './route.js';
+
+// Discovery: capabilities, programs, runtime packages (summary, detail, graph), graphs
+// composed on demand.
+
+export function packageSummary(p: ManifestPackage, catalog: Catalog) {
+  return {
+    program_id: p.program_id,
+    jurisdiction: p.jurisdiction,
+    runtime_id: p.runtime_id,
+    mode: catalog.mode,
+    status: p.status,
+    default_outputs: p.default_outputs,
+    output_count: p.output_count,
+    entity_count: p.entity_count,
+    input_count: p.input_count,
+  };
+}
+
+/** RuntimePackageDetail: the package without what only the engine needs. */
+export function packageDetail(pkg: RuntimePackage, catalog: Catalog) {
+  const { executable: _executable, rule_info: _ruleInfo, source, format_version: _format, main_entity: _main, person_entity: _person, ...detail } = pkg;
+  return { ...detail, mode: catalog.mode, source: { kind: source.kind, target: source.target, module_count: source.modules.length } };
+}
+
+/** `{jurisdiction}/{program_id}` and `{jurisdiction}/{program_id}/graph` (program ids may contain slashes). */
+function packagePath(request: FastifyRequest): { jurisdiction: string; programId: string; graph: boolean } {
+  const params = request.params as { jurisdiction: string; '*': string };
+  const rest = params['*'].replace(/\/+$/, '');
+  const graph = rest.endsWith('/graph') && rest !== 'graph';
+  return { jurisdiction: params.jurisdiction, programId: graph ? rest.slice(0, -'/graph'.length) : rest, graph };
+}
+
+export const discoveryRoutes = defineRoutes(
+  {
+    method: 'GET',
+    url: '/v1/capabilities',
+    path: '/v1/capabilities',
+    scope: 'rules:read',
+    tag: 'discovery',
+    summary: 'What this service can do, with a ready-to-run request per executable package',
+    success: { status: 200, description: 'The capabilities manifest.', schema: { $ref: 'CapabilitiesResponse' } },
+    errors: ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    handler: async (ctx) => {
+      const catalog = ctx.catalog();
+      const packages = catalog.packages.map((p) => packageSummary(p, catalog));
+      return {
+        api_version: API_VERSION,
+        environment: ctx.config.environment,
+        openapi_url: '/v1/openapi.json',
+        endpoints: {
+          programs: '/v1/programs',
+          search: '/v1/search',
+          rules: '/v1/rules/{rule_id}',
+          calculate: '/v1/calculate',
+          runtime_packages: '/v1/runtime/packages',
+          parity_cases: '/v1/parity/cases',
+          parity_run: '/v1/parity/run',
+        },
+        repository: { source: repositorySource(ctx), status: catalog.rules.length ? 'ready' : 'degraded', program_count: catalog.programs.length },
+        runtime: {
+          name: catalog.mode === 'fixture' ? 'rules fixture runtime (experimental)' : 'rules compiled runtime',
+          status: packages.length ? 'ready' : 'unavailable',
+          ...(catalog.mode === 'fixture' ? { detail: 'fixture packages: results carry a warning and are not authoritative' } : {}),
+          package_count: packages.length,
+          packages,
+          sample_requests: catalog.packages.map((p) => ({ program_id: p.program_id, jurisdiction: p.jurisdiction, sample_request: catalog.package(p.jurisdiction, p.program_id)!.pkg.sample_request })),
+        },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/programs',
+    path: '/v1/programs',
+    scope: 'rules:read',
+    tag: 'discovery',
+    summary: 'Programs with indexed rules',
+    description: 'Status `available` (an executable package serves every output), `partial` (outputs acknowledged incomplete, or package notes), `planned` (rules indexed, nothing executes); `status_reason` says why.',
+    success: { status: 200, description: '`{programs: ProgramSummary[]}`', schema: { type: 'object', required: ['programs'], properties: { programs: { type: 'array', items: { $ref: 'ProgramSummary' } } } } },
+    errors: ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    handler: async (ctx) => ({ programs: ctx.catalog().programs }),
+  },
+  {
+    method: 'GET',
+    url: '/v1/runtime/packages',
+    path: '/v1/runtime/packages',
+    scope: 'rules:read',
+    tag: 'discovery',
+    summary: 'Runtime packages the calculation runtime can execute',
+    success: { status: 200, description: '`{packages: RuntimePackageSummary[]}`', schema: { type: 'object', required: ['packages'], properties: { packages: { type: 'array', items: { $ref: 'RuntimePackageSummary' } } } } },
+    errors: ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    handler: async (ctx) => {
+      const catalog = ctx.catalog();
+      return { packages: catalog.packages.map((p) => packageSummary(p, catalog)) };
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/runtime/packages/:jurisdiction/*',
+    path: '/v1/runtime/packages/{jurisdiction}/{program_id}',
+    scope: 'rules:read',
+    tag: 'discovery',
+    summary: 'One runtime package: inputs, outputs, entities, aliases and a sample request',
+    description: 'Path parameters: jurisdiction first, then the program id. `/graph` after the program id returns its ProgramGraph instead.',
+    success: { status: 200, description: '`{package: RuntimePackageDetail}`', schema: { type: 'object', required: ['package'], properties: { package: { $ref: 'RuntimePackageDetail' } } } },
+    errors: ['not_found', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    handler: async (ctx, request) => {
+      const catalog = ctx.catalog();
+      const { jurisdiction, programId, graph } = packagePath(request);
+      if (graph) {
+        const g = catalog.graph(jurisdiction, programId);
+        if (!g) throw new ApiError('not_found', `no compiled graph for ${jurisdiction}/${programId}`);
+        return { graph: g };
+      }
+      const loaded = catalog.package(jurisdiction, programId);
+      if (!loaded) throw new ApiError('not_found', `no runtime package ${jurisdiction}/${programId}`);
+      return { package: packageDetail(loaded.pkg, catalog) };
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/runtime/packages/:jurisdiction/*',
+    path: '/v1/runtime/packages/{jurisdiction}/{program_id}/graph',
+    documentOnly: true,
+    scope: 'rules:read',
+    tag: 'graphs',
+    summary: 'The ProgramGraph derived from a compiled package',
+    success: { status: 200, description: '`{graph: ProgramGraph}`', schema: { type: 'object', required: ['graph'], properties: { graph: { $ref: 'ProgramGraph' } } } },
+    errors: ['not_found', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    handler: async () => undefined,
+  },
+  {
+    method: 'GET',
+    url: '/v1/graph/compose',
+    path: '/v1/graph/compose',
+    scope: 'rules:read',
+    tag: 'graphs',
+    summary: 'A rule graph composed on demand by walking encoding imports',
+    description:
+      'Built from the live encoding tree for any rule or file legal id (`jurisdiction:bucket/path[#rule_name]`): a file focus shows its import closure, a rule focus the rule\'s dependency cone. It reflects declared structure, not an executable compilation. At most 200 files and 2,000 rules; beyond that `truncated` is true.',
+    query: { type: 'object', required: ['focus'], properties: { focus: { type: 'string', minLength: 1, maxLength: 500 } } },
+    success: {
+      status: 200,
+      description: '`{graph, files, truncated}`',
+      schema: { type: 'object', required: ['graph', 'files', 'truncated'], properties: { graph: { $ref: 'ProgramGraph' }, files: { type: 'array', items: { type: 'string' } }, truncated: { type: 'boolean' } } },
+    },
+    errors: ['invalid_request', 'not_found', 'store_unavailable', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    handler: async (ctx, request) => {
+      const tree = ctx.tree();
+      const focus = (request.query as { focus: string }).focus;
+      if (!tree) throw new ApiError('store_unavailable', 'no encoding tree is configured for composed graphs (start rules serve with --root)');
+      try {
+        return composeGraph(tree, focus);
+      } catch (err) {
+        if (err instanceof FocusError) throw new ApiError(err.kind === 'invalid' ? 'invalid_request' : 'not_found', err.message);
+        throw err;
+      }
+    },
+  },
+);

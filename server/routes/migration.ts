@@ -1,0 +1,3 @@
+import { defineRoutes } from './route.js';
+
+export const migrationRoutes = defineRoutes();

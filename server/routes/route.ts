@@ -1,0 +1,37 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Scope } from '../auth/scopes.js';
+import type { ErrorCode } from '../errors.js';
+import type { ServerContext } from '../context.js';
+
+// A route is declared once: Fastify registers it from this declaration and the OpenAPI
+// document is generated from the same declaration (path, scope, schemas, errors).
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface RouteDef {
+  method: 'GET' | 'POST';
+  /** Fastify URL (`:param`, `*`). */
+  url: string;
+  /** OpenAPI path (`{param}`). */
+  path: string;
+  /** Required scope; null for public routes; a function when it depends on the path (rules). */
+  scope: Scope | null | ((ctx: ServerContext, request: FastifyRequest) => Scope);
+  /** Documented in OpenAPI but served by another route's handler (wildcard paths). */
+  documentOnly?: boolean;
+  tag: string;
+  summary: string;
+  description?: string;
+  params?: JsonSchema;
+  query?: JsonSchema;
+  body?: JsonSchema;
+  /** Success status and the schema of `data` (or of the whole body when `envelope` is false). */
+  success: { status: number; description: string; schema: JsonSchema; contentType?: string };
+  /** False for responses not wrapped in the envelope (OpenAPI document, HTML, migration). */
+  envelope?: boolean;
+  errors: ErrorCode[];
+  /** Compute units one call costs a trial key (see docs/limits). */
+  cost?: number;
+  handler: (ctx: ServerContext, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+export const defineRoutes = (...routes: RouteDef[]) => routes;

@@ -1,0 +1,254 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { CalculateRequestSchema, OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
+
+// Request and response schemas of the Rules API (JSON Schema 2020-12). The same objects
+// validate requests (Ajv) and appear in the served OpenAPI document.
+
+const str = { type: 'string' } as const;
+const strings = { type: 'array', items: str } as const;
+const int = { type: 'integer', minimum: 0 } as const;
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const environment = { enum: ['local', 'dev', 'staging', 'production'] } as const;
+const depStatus = { enum: ['ready', 'degraded', 'unavailable'] } as const;
+
+export const MetaSchema = {
+  $id: 'Meta',
+  type: 'object',
+  required: ['request_id', 'api_version', 'environment'],
+  properties: { request_id: str, api_version: str, environment },
+} as const;
+
+export const ErrorEnvelopeSchema = {
+  $id: 'ErrorEnvelope',
+  type: 'object',
+  required: ['status', 'error', 'meta'],
+  properties: {
+    status: { const: 'error' },
+    error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str } },
+    meta: { $ref: 'Meta' },
+    data: {},
+  },
+} as const;
+
+export const HealthResponseSchema = { $id: 'HealthResponse', type: 'object', required: ['service', 'live'], properties: { service: { const: 'rules-api' }, live: { type: 'boolean' } } } as const;
+
+export const DependencyHealthSchema = {
+  $id: 'DependencyHealth',
+  type: 'object',
+  required: ['name', 'status'],
+  properties: { name: str, status: depStatus, detail: str },
+} as const;
+
+export const ReadyResponseSchema = {
+  $id: 'ReadyResponse',
+  type: 'object',
+  required: ['ready', 'status', 'source', 'dependencies'],
+  properties: { ready: { type: 'boolean' }, status: depStatus, source: str, dependencies: { type: 'array', items: { $ref: 'DependencyHealth' } } },
+} as const;
+
+export const VersionResponseSchema = { $id: 'VersionResponse', type: 'object', required: ['api_version', 'environment'], properties: { api_version: str, environment } } as const;
+
+export const CapabilitiesResponseSchema = {
+  $id: 'CapabilitiesResponse',
+  type: 'object',
+  required: ['api_version', 'environment', 'openapi_url', 'endpoints', 'repository', 'runtime'],
+  properties: {
+    api_version: str,
+    environment,
+    openapi_url: str,
+    endpoints: {
+      type: 'object',
+      required: ['programs', 'search', 'rules', 'calculate', 'runtime_packages', 'parity_cases', 'parity_run'],
+      properties: { programs: str, search: str, rules: str, calculate: str, runtime_packages: str, parity_cases: str, parity_run: str },
+    },
+    repository: { type: 'object', required: ['source', 'status', 'program_count'], properties: { source: str, status: depStatus, program_count: int } },
+    runtime: {
+      type: 'object',
+      required: ['name', 'status', 'package_count', 'packages', 'sample_requests'],
+      properties: {
+        name: str,
+        status: depStatus,
+        detail: str,
+        package_count: int,
+        packages: { type: 'array', items: { $ref: 'RuntimePackageSummary' } },
+        sample_requests: {
+          type: 'array',
+          items: { type: 'object', required: ['program_id', 'jurisdiction', 'sample_request'], properties: { program_id: str, jurisdiction: str, sample_request: { $ref: 'CalculateRequest' } } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const SearchRequestSchema = {
+  $id: 'SearchRequest',
+  type: 'object',
+  required: ['query'],
+  properties: {
+    query: { type: 'string', minLength: 2, maxLength: 500, description: 'Whitespace-separated tokens; every token of 2+ characters must match.' },
+    jurisdiction: { type: 'string', maxLength: 120, description: 'Exact match.' },
+    program_id: { type: 'string', maxLength: 120, description: 'Exact match.' },
+    limit: { type: 'number', description: 'Clamped to 1-50; default 20; must be finite.' },
+  },
+} as const;
+
+export const SearchResultsSchema = {
+  $id: 'SearchResults',
+  type: 'object',
+  required: ['query', 'results'],
+  properties: { query: str, results: { type: 'array', items: { $ref: 'RuleSummary' } } },
+} as const;
+
+export const TraceEntrySchema = {
+  $id: 'TraceEntry',
+  type: 'object',
+  required: ['rule_id', 'variable', 'value', 'sources'],
+  properties: { rule_id: str, variable: str, value: {}, sources: strings, entity: str },
+} as const;
+
+export const CalculateResponseSchema = {
+  $id: 'CalculateResponse',
+  type: 'object',
+  required: ['engine', 'runtime', 'program_id', 'jurisdiction', 'outputs', 'trace', 'warnings'],
+  properties: {
+    engine: { const: 'rules' },
+    runtime: { type: 'object', required: ['id', 'mode'], properties: { id: str, mode: { enum: ['fixture', 'compiled'] } } },
+    program_id: str,
+    jurisdiction: str,
+    period: str,
+    outputs: { type: 'object', additionalProperties: true },
+    trace: { type: 'array', items: { $ref: 'TraceEntry' } },
+    warnings: strings,
+  },
+} as const;
+
+export const BatchRequestSchema = {
+  $id: 'BatchRequest',
+  type: 'object',
+  required: ['requests'],
+  properties: { requests: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'object' } } },
+} as const;
+
+export const BatchResultSchema = {
+  $id: 'BatchResult',
+  oneOf: [
+    { type: 'object', required: ['status', 'result'], properties: { status: { const: 'ok' }, result: { $ref: 'CalculateResponse' } } },
+    {
+      type: 'object',
+      required: ['status', 'error'],
+      properties: {
+        status: { const: 'error' },
+        error: { type: 'object', required: ['code', 'message'], properties: { code: { enum: ['unsupported_program', 'invalid_household', 'runtime_error'] }, message: str } },
+      },
+    },
+  ],
+} as const;
+
+export const JobRecordSchema = {
+  $id: 'JobRecord',
+  type: 'object',
+  required: ['id', 'status', 'created_at', 'total', 'completed', 'api_key_id'],
+  properties: {
+    id: str,
+    status: { enum: ['pending', 'running', 'succeeded', 'failed'] },
+    created_at: dateTime,
+    started_at: dateTime,
+    finished_at: dateTime,
+    total: int,
+    completed: int,
+    api_key_id: { type: ['string', 'null'] },
+    results: { type: 'array', items: { $ref: 'BatchResult' } },
+    error: str,
+  },
+} as const;
+
+export const ParityCaseSchema = {
+  $id: 'ParityCase',
+  type: 'object',
+  required: ['id', 'program_id', 'jurisdiction', 'runtime_supported', 'axiom_request', 'expected_axiom_outputs'],
+  properties: {
+    id: str,
+    program_id: str,
+    jurisdiction: str,
+    runtime_supported: { type: 'boolean' },
+    axiom_request: { $ref: 'CalculateRequest' },
+    expected_axiom_outputs: { type: 'object', additionalProperties: true },
+    description: { type: ['string', 'null'] },
+    variables: strings,
+    trace_variables: strings,
+    notes: strings,
+    external_comparisons: { type: 'array', items: { type: 'object' } },
+    tolerance: { type: 'object' },
+  },
+} as const;
+
+const comparisonItem = { type: 'object', required: ['variable'], properties: { variable: str, expected: {}, actual: {}, delta: { type: 'number' } } } as const;
+
+export const ParityRunResultSchema = {
+  $id: 'ParityRunResult',
+  type: 'object',
+  required: ['id', 'program_id', 'jurisdiction', 'status'],
+  properties: {
+    id: str,
+    program_id: str,
+    jurisdiction: str,
+    status: { enum: ['matching', 'different', 'errored'] },
+    description: { type: ['string', 'null'] },
+    outputs: { type: 'object' },
+    expected_outputs: { type: 'object' },
+    trace_outputs: { type: 'object' },
+    calculation_trace: { type: 'array', items: { $ref: 'TraceEntry' } },
+    notes: strings,
+    comparison: {
+      type: 'object',
+      required: ['status', 'changed', 'missing', 'extra'],
+      properties: { status: { enum: ['matching', 'different'] }, changed: { type: 'array', items: comparisonItem }, missing: { type: 'array', items: comparisonItem }, extra: { type: 'array', items: comparisonItem } },
+    },
+    runtime: { type: 'object', properties: { id: str, mode: str } },
+    warnings: strings,
+    error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str } },
+  },
+} as const;
+
+export const API_SCHEMAS = [
+  MetaSchema,
+  ErrorEnvelopeSchema,
+  HealthResponseSchema,
+  DependencyHealthSchema,
+  ReadyResponseSchema,
+  VersionResponseSchema,
+  CapabilitiesResponseSchema,
+  SearchRequestSchema,
+  SearchResultsSchema,
+  TraceEntrySchema,
+  CalculateResponseSchema,
+  BatchRequestSchema,
+  BatchResultSchema,
+  JobRecordSchema,
+  ParityCaseSchema,
+  ParityRunResultSchema,
+];
+
+/** The validator every request schema is compiled with. */
+export const ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false });
+addFormats.default(ajv);
+for (const schema of [...OUTPUT_SCHEMAS, ...API_SCHEMAS]) ajv.addSchema(schema);
+
+/** `body.query: must NOT have fewer than 2 characters` */
+export function describeValidation(errors: ErrorObject[] | null | undefined, root: string): string {
+  const e = errors?.[0];
+  if (!e) return `${root}: invalid`;
+  const where = `${root}${e.instancePath.replace(/\//g, '.')}`;
+  if (e.keyword === 'required') return `${where}.${(e.params as { missingProperty: string }).missingProperty}: is required`;
+  if (e.keyword === 'additionalProperties') return `${where}.${(e.params as { additionalProperty: string }).additionalProperty}: is not allowed`;
+  if (e.keyword === 'enum') return `${where}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  return `${where}: ${e.message}`;
+}
+
+const calculateRequest = ajv.getSchema(CalculateRequestSchema.$id)!;
+
+/** Validate one CalculateRequest; the message names the field under `root`. */
+export function checkCalculateRequest(value: unknown, root: string): string | null {
+  return calculateRequest(value) ? null : describeValidation(calculateRequest.errors, root);
+}

@@ -1,0 +1,155 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { SourceTree, walkFiles } from '../compiler/2-resolve/source-tree.js';
+import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
+import { Workspace } from '../compiler/workspace.js';
+import { Analytics } from './analytics.js';
+import { buildApp } from './app.js';
+import { KeyRegistry } from './auth/keys.js';
+import type { ServerConfig } from './config.js';
+import type { ServerContext } from './context.js';
+import { JobRunner } from './jobs.js';
+import { Catalog, type RuntimeMode } from './runtime/catalog.js';
+import { MemoryStore } from './store/memory.js';
+import { SqliteStore } from './store/sqlite.js';
+import type { Store } from './store/store.js';
+
+// Starting and stopping the daemon: open the store, compile (or reuse) the encodings, load the
+// catalogue, resume unfinished jobs, listen; on SIGTERM/SIGINT stop accepting, finish requests
+// in flight and the job entries already running, flush counters, close the store.
+
+const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
+export const BUNDLED_ROOT = path.join(PROJECT, 'rulespec');
+export const FIXTURE_ROOT = path.join(PROJECT, 'fixtures', 'rulespec');
+
+export interface Daemon {
+  app: FastifyInstance;
+  ctx: ServerContext;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A cheap fingerprint of every source file (path, size, mtime), to reuse a fresh compilation. */
+function sourceStamp(dirs: string[]): string {
+  const h = createHash('sha256');
+  for (const dir of dirs.filter((d) => existsSync(d))) {
+    for (const file of walkFiles(dir, (n) => n.endsWith('.yaml') && !n.endsWith('.test.yaml'))) {
+      const st = statSync(file);
+      h.update(`${file}\0${st.size}\0${st.mtimeMs}\n`);
+    }
+  }
+  return h.digest('hex');
+}
+
+interface Compilation {
+  workspace: Workspace;
+  out: string;
+}
+
+/** Compile roots into `out` unless the last compilation there is of the same sources. */
+function compileInto(roots: string[], out: string, log: (m: string) => void): Compilation {
+  const programsDirs = roots.map((r) => path.join(r, 'programs'));
+  const workspace = new Workspace(roots, programsDirs);
+  const stampFile = `${out}.stamp`;
+  const stamp = sourceStamp([...roots, ...programsDirs]);
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(path.join(out, 'manifest.json'))) {
+    log(`reusing the compiled output in ${out} (sources unchanged)`);
+    return { workspace, out };
+  }
+  const started = performance.now();
+  const build = workspace.build();
+  const manifest = writeOutputTree(out, build, { compilerVersion: 'serve', durationMs: performance.now() - started }, { fullSweep: true });
+  writeFileSync(stampFile, stamp);
+  log(`compiled ${manifest.packages.length} packages (${manifest.failures.length} failed) from ${roots.join(', ')} in ${Math.round(performance.now() - started)} ms`);
+  for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);
+  return { workspace, out };
+}
+
+export function openStore(config: ServerConfig): Store {
+  if (config.store === 'memory') return new MemoryStore();
+  return SqliteStore.open(path.join(config.dataDir, 'rules.db'));
+}
+
+export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {
+  const log = options.log ?? (() => undefined);
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = openStore(config);
+
+  const mode: RuntimeMode = config.runtime;
+  let compilation: Compilation | undefined;
+  let catalog: Catalog;
+  if (config.compiled && mode === 'compiled') {
+    catalog = Catalog.load(config.compiled, mode);
+  } else {
+    const roots = mode === 'fixture' ? [FIXTURE_ROOT] : config.roots.length ? config.roots : [BUNDLED_ROOT];
+    compilation = compileInto(roots, path.join(config.dataDir, mode === 'fixture' ? 'fixture-compiled' : 'compiled'), log);
+    catalog = Catalog.load(compilation.out, mode);
+  }
+  const treeRoots = config.roots.length ? config.roots : catalog.roots;
+  const tree = treeRoots.length ? new SourceTree(treeRoots) : null;
+
+  const keys = new KeyRegistry(config.apiKeys, store);
+  await keys.refresh();
+  const jobs = new JobRunner(store, config.jobConcurrency);
+  const instanceId = `rules-${randomUUID().slice(0, 8)}`;
+  const ctx: ServerContext = {
+    config,
+    store,
+    keys,
+    catalog: () => catalog,
+    tree: () => tree,
+    jobs,
+    analytics: new Analytics(instanceId),
+    instanceId,
+    startedAt: new Date(),
+  };
+  jobs.attach(ctx);
+
+  const app = buildApp(ctx, { logger: options.logger });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const resumed = await jobs.resume();
+  if (resumed) log(`resumed ${resumed} unfinished jobs`);
+
+  // counters and usage are batched to the store in the background, off the request path
+  const flush = async () => {
+    const usage = ctx.analytics.takeUsage();
+    const month = new Date().toISOString().slice(0, 7);
+    try {
+      for (const [key, n] of usage) await store.addUsage(month, key, n);
+      await store.putSnapshot(instanceId, ctx.analytics.snapshot() as unknown as Record<string, unknown>, Date.now());
+    } catch {
+      ctx.analytics.returnUsage(usage);
+      ctx.analytics.storeError();
+    }
+  };
+  const flushTimer = setInterval(() => void flush(), 5_000);
+  const sweepTimer = setInterval(() => void store.sweep(Date.now()).catch(() => ctx.analytics.storeError()), 3600_000);
+  flushTimer.unref();
+  sweepTimer.unref();
+  void store.sweep(Date.now()).catch(() => undefined);
+
+  let stopWatch: (() => Promise<void>) | undefined;
+  if (config.watch && compilation) {
+    const { watchForReload } = await import('./reload.js');
+    stopWatch = watchForReload(compilation.workspace, compilation.out, mode, (next) => (catalog = next), log);
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      clearInterval(flushTimer);
+      clearInterval(sweepTimer);
+      await stopWatch?.();
+      await app.close(); // stops accepting and waits for requests in flight
+      await jobs.stop(); // lets running job entries finish
+      await flush();
+      await store.close();
+    })());
+  return { app, ctx, url, stop };
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { SourceTree } from '../../compiler/2-resolve/source-tree.js';
+import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
+import { Workspace } from '../../compiler/workspace.js';
+import { Analytics } from '../../server/analytics.js';
+import { buildApp } from '../../server/app.js';
+import { KeyRegistry } from '../../server/auth/keys.js';
+import { loadConfig, type ServerConfig } from '../../server/config.js';
+import type { ServerContext } from '../../server/context.js';
+import { JobRunner } from '../../server/jobs.js';
+import { Catalog, type RuntimeMode } from '../../server/runtime/catalog.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import type { Store } from '../../server/store/store.js';
+import { PROJECT } from '../paths.js';
+
+// An app over the bundled encodings, driven with app.inject (no socket).
+
+export const KEYS = {
+  all: 'test-key-all-scopes-0001',
+  read: 'test-key-rules-read-0001',
+  calc: 'test-key-calculate-0001',
+  admin: 'test-key-admin-0001',
+  limited: 'test-key-limited-0001',
+  expired: 'test-key-expired-0001',
+};
+
+export const ENV_KEYS = JSON.stringify([
+  { id: 'all', key: KEYS.all, scopes: ['*'] },
+  { id: 'reader', key: KEYS.read, scopes: ['rules:read'] },
+  { id: 'calc', key: KEYS.calc, scopes: ['calculate:run', 'rules:read'] },
+  { id: 'admin', key: KEYS.admin, scopes: ['admin:keys', 'admin:analytics', 'admin:parity'] },
+  { id: 'limited', key: KEYS.limited, scopes: ['*'], rate_limit: { requests: 3, window_seconds: 60 } },
+  { id: 'expired', key: KEYS.expired, scopes: ['*'], expires_at: '2020-01-01T00:00:00Z' },
+]);
+
+let compiled: string | undefined;
+
+/** The bundled encodings compiled once per test file. */
+export function bundledOutput(): string {
+  if (!compiled) {
+    compiled = path.join(mkdtempSync(path.join(tmpdir(), 'rules-server-')), 'compiled');
+    const ws = new Workspace([path.join(PROJECT, 'rulespec')], [path.join(PROJECT, 'rulespec', 'programs')]);
+    writeOutputTree(compiled, ws.build(), { compilerVersion: 'test', durationMs: 0 }, { fullSweep: true });
+  }
+  return compiled;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: ServerContext;
+  store: Store;
+}
+
+export async function testApp(env: Record<string, string> = {}, options: { mode?: RuntimeMode; store?: Store; config?: Partial<ServerConfig> } = {}): Promise<TestApp> {
+  const config = { ...loadConfig({ store: 'memory' }, { RULES_API_KEYS: ENV_KEYS, ...env }), ...options.config };
+  const store = options.store ?? new MemoryStore();
+  const catalog = Catalog.load(bundledOutput(), options.mode ?? 'compiled');
+  const keys = new KeyRegistry(config.apiKeys, store);
+  await keys.refresh();
+  const jobs = new JobRunner(store, config.jobConcurrency);
+  const tree = new SourceTree([path.join(PROJECT, 'rulespec')]);
+  const ctx: ServerContext = { config, store, keys, catalog: () => catalog, tree: () => tree, jobs, analytics: new Analytics('test'), instanceId: 'test', startedAt: new Date() };
+  jobs.attach(ctx);
+  const app = buildApp(ctx);
+  await app.ready();
+  return { app, ctx, store };
+}
+
+export const auth = (key: string) => ({ 'x-api-key': key });
