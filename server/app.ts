@@ -17,6 +17,8 @@ export const BODY_LIMIT = 262_144;
 declare module 'fastify' {
   interface FastifyContextConfig {
     route?: RouteDef;
+    /** `GET /v1/health`: how analytics names the route. */
+    label?: string;
   }
 }
 
@@ -69,8 +71,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.config.route;
-    const label = route ? `${route.method} ${route.path}` : `${request.method} (unmatched)`;
+    const label = request.routeOptions.config.label ?? `${request.method} (unmatched)`;
     ctx.analytics.record(label, reply.statusCode, reply.elapsedTime, request.apiKey?.id);
   });
 
@@ -79,6 +80,9 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     if (apiError.code === 'store_unavailable') ctx.analytics.storeError();
     for (const [k, v] of Object.entries(apiError.headers ?? {})) reply.header(k, v);
+    if (request.routeOptions.config.route?.errorShape === 'migration') {
+      return reply.status(apiError.status).send({ status: 'error', message: apiError.message, result: null, sidecar: { request_id: String(request.id), code: apiError.code } });
+    }
     return reply.status(apiError.status).send(failure(request, env, apiError.code, apiError.message, apiError.data));
   });
 
@@ -95,7 +99,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     app.route({
       method: route.method,
       url: route.url,
-      config: { route },
+      config: { route, label: `${route.method} ${route.path}` },
       schema: {
         ...(route.body ? { body: route.body } : {}),
         ...(route.query ? { querystring: route.query } : {}),

@@ -9,7 +9,17 @@ export interface Period {
   end: number;
 }
 
+const months = new Map<string, Period | undefined>();
+
+/** The period of a `YYYY-MM` month (memoised: requests name the same few months). */
 export function monthPeriod(month: string): Period | undefined {
+  if (months.has(month)) return months.get(month);
+  const period = computeMonth(month);
+  if (months.size < 10_000) months.set(month, period);
+  return period;
+}
+
+function computeMonth(month: string): Period | undefined {
   const m = /^(\d{4})-(\d{2})$/.exec(month);
   if (!m) return undefined;
   const year = Number(m[1]);

@@ -73,10 +73,12 @@ export function valueFromYaml(raw: unknown): Value | undefined {
   }
 }
 
-/** JSON-friendly form: numbers as JS numbers when exact, else as decimal strings. */
+/** JSON-friendly form: numbers as JS numbers when exact (15 significant digits or fewer always
+ *  survive the round trip through a double), else as decimal strings. */
 export function toJson(v: Value): boolean | string | number {
   if (typeof v === 'boolean' || typeof v === 'string') return v;
   if (v instanceof Day) return v.toString();
+  if (v.precision() <= 15) return v.toNumber();
   const n = v.toNumber();
   return new Decimal(n).equals(v) ? n : v.toString();
 }

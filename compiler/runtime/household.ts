@@ -207,7 +207,7 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   for (const [id, entities] of labels) {
     const given = values.get(id) ?? new Map<string, Value>();
     for (const input of [...entities].flatMap((e) => loaded.entity(e)?.inputs ?? [])) {
-      const value = given.has(input.name) ? given.get(input.name)! : input.default !== undefined ? coerce(input, input.default, `default of ${input.name}`) : undefined;
+      const value = given.has(input.name) ? given.get(input.name)! : loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
       if (value !== undefined) dataset.addInput(input.name, id, value, period);
     }
   }

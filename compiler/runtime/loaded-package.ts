@@ -1,4 +1,5 @@
 import type { Executable } from '../3-lower/ir.js';
+import type { Value } from '../engine/values.js';
 import { executableFromJson } from '../4-package/serialize.js';
 import type { PackageEntity, PackageInput, RuntimePackage } from '../4-package/package-types.js';
 
@@ -34,6 +35,19 @@ export class LoadedPackage {
 
   entity(label: string): PackageEntity | undefined {
     return this.entities.get(label);
+  }
+
+  private readonly defaults = new Map<PackageInput, Value | undefined>();
+
+  /** An input's default as a value, converted once per package (`convert` checks and converts it). */
+  defaultValue(input: PackageInput, convert: () => Value): Value | undefined {
+    if (input.default === undefined) return undefined;
+    let value = this.defaults.get(input);
+    if (value === undefined) {
+      value = convert();
+      this.defaults.set(input, value);
+    }
+    return value;
   }
 
   /** The entity whose inputs include `slot`. */

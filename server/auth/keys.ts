@@ -84,10 +84,17 @@ export class KeyRegistry {
     this.environment = envKeys.map(fromEnvironment);
   }
 
+  /** The merged list, rebuilt when the store keys are re-read (not on every request). */
+  private merged: ApiKey[] = [];
+
   /** Re-read store keys now (after this instance issued or revoked one). */
   async refresh(): Promise<void> {
     this.stored = (await this.store.listKeys()).map(fromStore);
     this.loadedAt = Date.now();
+    const revokedIds = new Set(this.stored.filter((k) => k.status === 'revoked').map((k) => k.id));
+    const env = this.environment.map((k) => (revokedIds.has(k.id) ? { ...k, status: 'revoked' as const, runtimeRevoked: true } : k));
+    const envIds = new Set(env.map((k) => k.id));
+    this.merged = [...env, ...this.stored.filter((k) => !envIds.has(k.id))];
   }
 
   private async current(): Promise<void> {
@@ -97,10 +104,7 @@ export class KeyRegistry {
   /** Every key with environment keys marked revoked when the store records a runtime revocation. */
   async all(): Promise<ApiKey[]> {
     await this.current();
-    const revokedIds = new Set(this.stored.filter((k) => k.status === 'revoked').map((k) => k.id));
-    const env = this.environment.map((k) => (revokedIds.has(k.id) ? { ...k, status: 'revoked' as const, runtimeRevoked: true } : k));
-    const envIds = new Set(env.map((k) => k.id));
-    return [...env, ...this.stored.filter((k) => !envIds.has(k.id))];
+    return this.merged;
   }
 
   async hasAny(): Promise<boolean> {

@@ -1,3 +1,59 @@
+import { runCalculation } from '../calculation.js';
+import { ApiError } from '../errors.js';
+import { runMigration, toMigrationError } from '../migration.js';
 import { defineRoutes } from './route.js';
 
-export const migrationRoutes = defineRoutes();
+// POST /v1/household/{country_id}/calculate: the migration-only endpoint (compat:external).
+// Its answers, errors included, use the external engine's shape, not the envelope.
+
+export const migrationRoutes = defineRoutes({
+  method: 'POST',
+  url: '/v1/household/:country_id/calculate',
+  path: '/v1/household/{country_id}/calculate',
+  scope: 'compat:external',
+  tag: 'migration',
+  summary: 'Migration only: calculate in an external household engine\'s wire format',
+  description:
+    'For migrating partners (scope `compat:external`; ordinary and trial keys get 403). `country_id` is `us`. The body is `{household}` with entity groups `people`, `tax_units`, `spm_units`, `families`, `households`, `marital_units`; each variable maps period keys to values and a null value asks for it to be computed. `axes` are rejected (400). The state comes from `households.*.state_code` or `state_name`. Coverage: `spm_units.*.snap` from the state\'s SNAP package (`snap_allotment`); a bare-year key returns the monthly benefit times 12, a `YYYY-MM` key the monthly value. Inputs read: people `age`, `is_disabled`, `employment_income`, `self_employment_income` (earned), `social_security`, `ssi`, `unemployment_compensation`, `pension_income`, `child_support_received`, `tanf` (unearned), `child_support_expense`, `medical_out_of_pocket_expenses`; spm_units `housing_cost` or `rent` (shelter), `childcare_expenses`, `members`; yearly figures are divided by 12. Other variables keep null and are listed in `sidecar.unsupported` with a reason (no mapping, no state, no package for the state). Answers `{status: "ok", message, result, sidecar}`; errors `{status: "error", message, result: null, sidecar?}` with 400 (invalid body, unsupported country, axes, invalid household), 422 (no executable package for the program) and 502 (engine failure). New integrations use /v1/calculate.',
+  envelope: false,
+  errorShape: 'migration',
+  body: { type: 'object', required: ['household'], properties: { household: { type: 'object' } } },
+  success: {
+    status: 200,
+    description: '`{status: "ok", message, result, sidecar}`',
+    schema: {
+      type: 'object',
+      required: ['status', 'message', 'result', 'sidecar'],
+      properties: { status: { const: 'ok' }, message: { type: ['string', 'null'] }, result: { type: 'object' }, sidecar: { type: 'object' } },
+    },
+  },
+  errors: ['invalid_request', 'payload_too_large', 'unsupported_program', 'runtime_error', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+  handler: async (ctx, request, reply) => {
+    const { country_id } = request.params as { country_id: string };
+    if (country_id !== 'us') throw new ApiError('invalid_request', `unsupported country \`${country_id}\` (only \`us\`)`);
+    const catalog = ctx.catalog();
+    try {
+      const out = runMigration(request.body, catalog, (r) => runCalculation(catalog, r, ctx.config.calculateTimeoutMs));
+      const first = out.packages[0];
+      return {
+        status: 'ok',
+        message: out.unsupported.length ? `${out.unsupported.length} requested values could not be computed; see sidecar.unsupported` : null,
+        result: out.result,
+        sidecar: {
+          request_id: String(request.id),
+          engine: 'rules',
+          runtime: { id: first?.runtime_id ?? null, mode: catalog.mode },
+          jurisdiction: first?.jurisdiction ?? null,
+          package: first ? { program_id: first.program_id, jurisdiction: first.jurisdiction } : null,
+          period: out.periods[0] ?? null,
+          computed: out.computed,
+          unsupported: out.unsupported,
+          warnings: [...new Set(out.warnings)],
+        },
+      };
+    } catch (err) {
+      const failure = toMigrationError(err);
+      return reply.status(failure.status).send({ status: 'error', message: failure.message, result: null, sidecar: { request_id: String(request.id), ...failure.sidecar } });
+    }
+  },
+});

@@ -28,6 +28,8 @@ export interface RouteDef {
   success: { status: number; description: string; schema: JsonSchema; contentType?: string };
   /** False for responses not wrapped in the envelope (OpenAPI document, HTML, migration). */
   envelope?: boolean;
+  /** `migration`: errors answer in the external engine's shape `{status, message, result: null, sidecar}`. */
+  errorShape?: 'migration';
   errors: ErrorCode[];
   /** Compute units one call costs a trial key (see docs/limits). */
   cost?: number;

@@ -24,10 +24,14 @@ export class MemoryStore implements Store {
     for (const [id, job] of this.jobs) if (Date.parse(job.created_at) < now - RETENTION.jobsMs) this.jobs.delete(id);
     this.auditLog = this.auditLog.filter((e) => Date.parse(e.at) >= now - RETENTION.auditMs);
     this.runs = this.runs.filter((r) => Date.parse(r.recorded_at) >= now - RETENTION.validationRunsMs);
-    const oldest = new Date(now);
-    oldest.setUTCMonth(oldest.getUTCMonth() - RETENTION.usageMonths);
-    for (const month of this.usageRows.keys()) if (month < oldest.toISOString().slice(0, 7)) this.usageRows.delete(month);
-    for (const [bucket, w] of this.windows) if (w.start < now - 24 * 3600_000 * 2) this.windows.delete(bucket);
+    const today = new Date(now);
+    const oldest = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - RETENTION.usageMonths, 1)).toISOString().slice(0, 7);
+    for (const month of this.usageRows.keys()) if (month < oldest) this.usageRows.delete(month);
+    for (const [bucket, w] of this.windows) {
+      const windowMs = Number(bucket.slice(bucket.lastIndexOf('@') + 1)) * 1000;
+      if (w.start + windowMs < now - 2 * 24 * 3600_000) this.windows.delete(bucket);
+    }
+    for (const [id, s] of this.snaps) if (s.at < now - RETENTION.snapshotsMs) this.snaps.delete(id);
   }
 
   async hit(bucket: string, windowSeconds: number, now: number): Promise<WindowCount> {
@@ -87,7 +91,7 @@ export class MemoryStore implements Store {
   }
 
   async audit(limit: number): Promise<AuditEntry[]> {
-    return this.auditLog.slice(-limit).reverse().map(clone);
+    return limit > 0 ? this.auditLog.slice(-limit).reverse().map(clone) : [];
   }
 
   async createJob(job: JobRecord): Promise<void> {
@@ -99,10 +103,11 @@ export class MemoryStore implements Store {
     return job && clone(job);
   }
 
-  async updateJob(id: string, patch: Partial<JobRecord>, entry?: { index: number; result: BatchResult }): Promise<void> {
+  async updateJob(id: string, patch: Partial<Pick<JobRecord, 'status' | 'started_at' | 'finished_at' | 'error'>>, entry?: { index: number; result: BatchResult }): Promise<void> {
     const job = this.jobs.get(id);
     if (!job) return;
-    Object.assign(job, patch);
+    const { status, started_at, finished_at, error } = patch;
+    Object.assign(job, { ...(status ? { status } : {}), ...('started_at' in patch ? { started_at } : {}), ...('finished_at' in patch ? { finished_at } : {}), ...('error' in patch ? { error } : {}) });
     if (entry && job.results[entry.index] === null) {
       job.results[entry.index] = clone(entry.result);
       job.completed = job.results.filter((r) => r !== null).length;

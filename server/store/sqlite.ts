@@ -186,7 +186,11 @@ export class SqliteStore implements Store {
       migrate(db, path);
       return new SqliteStore(db, path);
     } catch (error) {
-      db?.close();
+      try {
+        db?.close();
+      } catch {
+        // Already failing: report the original error.
+      }
       if (error instanceof SchemaVersionError || error instanceof StoreUnavailableError) throw error;
       if (isUnavailable(error) || (error as NodeJS.ErrnoException | null)?.code?.startsWith('E')) throw unavailable(error);
       throw error;
@@ -220,7 +224,8 @@ export class SqliteStore implements Store {
 
   ping(): Promise<void> {
     return this.run(() => {
-      this.sql('SELECT 1').get();
+      // Reads a page of the file, so a database that became unreadable is noticed.
+      this.sql('SELECT MAX(version) FROM schema_migrations').get();
     });
   }
 

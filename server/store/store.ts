@@ -131,7 +131,7 @@ export const RETENTION = {
   auditMs: 90 * 24 * 3600_000,
   validationRunsMs: 180 * 24 * 3600_000,
   usageMonths: 13,
-  snapshotsMs: 10 * 60_000,
+  snapshotsMs: 24 * 3600_000,
 };
 
 export function windowOf(windowSeconds: number, now: number): { start: number; reset_at: number } {
