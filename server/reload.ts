@@ -1,5 +1,5 @@
 import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
-import { watchSources } from '../compiler/watch.js';
+import { type SourceWatcher, watchSources } from '../compiler/watch.js';
 import type { Workspace } from '../compiler/workspace.js';
 import { Catalog, type RuntimeMode } from './runtime/catalog.js';
 
@@ -7,8 +7,8 @@ import { Catalog, type RuntimeMode } from './runtime/catalog.js';
 // Requests in flight keep the catalogue they started with; programs whose sources stop
 // compiling keep their last good package.
 
-export function watchForReload(workspace: Workspace, out: string, mode: RuntimeMode, swap: (next: Catalog) => void, log: (m: string) => void): () => Promise<void> {
-  const watcher = watchSources(
+export function watchForReload(workspace: Workspace, out: string, mode: RuntimeMode, swap: (next: Catalog) => void, log: (m: string) => void): SourceWatcher {
+  return watchSources(
     [...workspace.tree.roots, ...workspace.programsDirs],
     (files) => {
       for (const f of files) workspace.invalidate(f);
@@ -20,5 +20,4 @@ export function watchForReload(workspace: Workspace, out: string, mode: RuntimeM
     },
     (err) => log(`reload failed: ${err instanceof Error ? err.message : String(err)}`),
   );
-  return () => watcher.close();
 }

@@ -16,6 +16,8 @@ import { Catalog, type RuntimeMode } from './runtime/catalog.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
+import { watchForReload } from './reload.js';
+import type { SourceWatcher } from '../compiler/watch.js';
 
 // Starting and stopping the daemon: open the store, compile (or reuse) the encodings, load the
 // catalogue, resume unfinished jobs, listen; on SIGTERM/SIGINT stop accepting, finish requests
@@ -134,10 +136,10 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
   sweepTimer.unref();
   void store.sweep(Date.now()).catch(() => undefined);
 
-  let stopWatch: (() => Promise<void>) | undefined;
+  let watcher: SourceWatcher | undefined;
   if (config.watch && compilation) {
-    const { watchForReload } = await import('./reload.js');
-    stopWatch = watchForReload(compilation.workspace, compilation.out, mode, (next) => (catalog = next), log);
+    watcher = watchForReload(compilation.workspace, compilation.out, mode, (next) => (catalog = next), log);
+    await watcher.ready;
   }
 
   let stopping: Promise<void> | undefined;
@@ -145,7 +147,7 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
     (stopping ??= (async () => {
       clearInterval(flushTimer);
       clearInterval(sweepTimer);
-      await stopWatch?.();
+      await watcher?.close();
       await app.close(); // stops accepting and waits for requests in flight
       await jobs.stop(); // lets running job entries finish
       await flush();
