@@ -56,7 +56,9 @@ export async function authorize(ctx: ServerContext, request: FastifyRequest, rep
     const raw = presentedKey(request);
     const key = raw ? await ctx.keys.authenticate(raw, now) : undefined;
     if (!key) {
-      await ctx.store.hit(`authfail:${client}`, FAILED_AUTH.window_seconds, now);
+      // a failed attempt is a key that does not authenticate; a request without any key is not
+      // an attempt (and must not let a keyless local client lock out its whole host)
+      if (raw) await ctx.store.hit(`authfail:${client}`, FAILED_AUTH.window_seconds, now);
       analytics.authEvent('unauthorized');
       throw new ApiError('unauthorized', 'a valid API key is required (x-api-key or Authorization: Bearer)');
     }

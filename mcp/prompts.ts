@@ -1,0 +1,107 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+// Three prompts for common caseworker questions. They make no request themselves: each is a task
+// for the agent, naming the tools that fetch the facts, so every claim can be traced to the API.
+
+const ruleId = z.string().min(1).describe('Rule id (e.g. `us:statutes/7/2017/a#snap_allotment`) or citation path');
+const programId = z.string().min(1).describe('Program id from list_runtime_packages, e.g. `snap`');
+const jurisdiction = z.string().min(1).describe('Jurisdiction from list_runtime_packages, e.g. `us-co`');
+// Prompt arguments are strings on the wire, so the household comes as JSON text.
+const household = z
+  .string()
+  .refine(isJsonObject, 'household must be JSON text of an object, e.g. {"facts": {"household_size": 3}}')
+  .describe('The household as JSON text, e.g. {"facts": {"household_size": 3, "snap_earned_income": 1500}}');
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+const asUserPrompt = (description: string, text: string): GetPromptResult => ({
+  description,
+  messages: [{ role: 'user', content: { type: 'text', text } }],
+});
+
+const prettyJson = (text: string) => JSON.stringify(JSON.parse(text), null, 2);
+
+export function registerPrompts(server: McpServer): void {
+  server.registerPrompt(
+    'explain_rule',
+    {
+      title: 'Explain a rule for a caseworker',
+      description: 'Explain one rule in plain language for a caseworker, citing its legal sources.',
+      argsSchema: { rule_id: ruleId },
+    },
+    ({ rule_id }) =>
+      asUserPrompt(
+        `Explain rule ${rule_id} for a caseworker`,
+        [
+          `Explain the rule \`${rule_id}\` to a benefits caseworker.`,
+          '',
+          `1. Call get_rule with rule_id "${rule_id}" for its summary, symbols, dependencies and provenance.`,
+          `2. Call get_rule_sources with the same rule_id for its legal sources.`,
+          '3. Write: what the rule decides, in plain language; which inputs it uses (from symbols and dependencies); how it affects a household, with a short worked example if it computes an amount; and the legal citations (label and URL of each source, quoting where a quote is given).',
+          '',
+          'Use only what the tools return. If a call fails, report the error message instead of guessing.',
+        ].join('\n'),
+      ),
+  );
+
+  server.registerPrompt(
+    'explain_household_result',
+    {
+      title: "Calculate and explain a household's result",
+      description: "Calculate a household's outputs for a program and explain each one from the calculation trace and its legal sources.",
+      argsSchema: { program_id: programId, jurisdiction, household },
+    },
+    (args) =>
+      asUserPrompt(
+        `Calculate and explain ${args.jurisdiction}/${args.program_id} for a household`,
+        [
+          `Calculate ${args.program_id} in ${args.jurisdiction} for this household and explain the result to a caseworker:`,
+          '',
+          '```json',
+          prettyJson(args.household),
+          '```',
+          '',
+          `1. Call calculate_household with program_id "${args.program_id}", jurisdiction "${args.jurisdiction}" and the household above.`,
+          '2. State each output and its value first.',
+          '3. Explain how each output was reached by walking `data.trace` from inputs to the final values: each step names its variable, value and rule_id; cite the step\'s sources. Call get_rule_sources for a rule when fuller citations help.',
+          '4. If `data.warnings` is non-empty, say clearly that the result is not an authoritative eligibility determination and quote the warnings.',
+          '',
+          'If the calculation is rejected (for example invalid_household or unsupported_program), explain the error message and what to change.',
+        ].join('\n'),
+      ),
+  );
+
+  server.registerPrompt(
+    'find_missing_inputs',
+    {
+      title: 'Find missing household inputs',
+      description: 'Compare a household with a program package\'s input schema and list the inputs it lacks, i.e. those that would silently take package defaults.',
+      argsSchema: { program_id: programId, jurisdiction, household },
+    },
+    (args) =>
+      asUserPrompt(
+        `Find inputs missing from a household for ${args.jurisdiction}/${args.program_id}`,
+        [
+          `Find which inputs this household is missing for ${args.program_id} in ${args.jurisdiction}:`,
+          '',
+          '```json',
+          prettyJson(args.household),
+          '```',
+          '',
+          `1. Call get_runtime_package with jurisdiction "${args.jurisdiction}" and program_id "${args.program_id}". Its \`entities\` list every input (name, dtype, default) per entity; \`household_aliases\` map alternative input names to canonical ones.`,
+          '2. Match the household against them: `facts` holds flat inputs, `people` per-person inputs, `spm_units` unit inputs, `entities` direct per-entity overrides; an alias counts as its canonical input.',
+          '3. List every input the household does not supply, grouped by entity, with its dtype and the default it would take. Mark the ones most likely to change the result (income, expenses, household size, ages) as questions to ask the client.',
+          '4. Also list any household keys that match no input (likely typos), since the calculation ignores them.',
+        ].join('\n'),
+      ),
+  );
+}

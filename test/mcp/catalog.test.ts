@@ -1,0 +1,133 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectAdapter, KEYS, startDaemon, type Daemon } from './harness.js';
+
+// What the adapter offers: exactly 14 tools, 4 resources (3 fixed URIs and 1 template), 3 prompts,
+// and that resources and prompts work against a real daemon.
+
+const TOOLS = [
+  'get_capabilities',
+  'list_programs',
+  'list_runtime_packages',
+  'get_runtime_package',
+  'search_rules',
+  'get_rule',
+  'get_rule_sources',
+  'get_rule_dependencies',
+  'calculate_household',
+  'calculate_batch',
+  'submit_calculation_job',
+  'get_calculation_job',
+  'list_parity_cases',
+  'run_parity_cases',
+];
+
+const HOUSEHOLD = JSON.stringify({ facts: { household_size: 2, snap_earned_income: 1200 } });
+
+let daemon: Daemon;
+let client: Client;
+
+beforeAll(async () => {
+  daemon = await startDaemon();
+  client = await connectAdapter({ SERVICE_API_BASE_URL: `${daemon.url}/`, SERVICE_API_KEY: KEYS.all });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await daemon?.stop();
+});
+
+describe('rules mcp catalog', () => {
+  it('lists exactly the 14 tools, each with a description naming its scope', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toMatch(/scope (rules:read|sources:read|graphs:read|calculate:run|admin:parity)/);
+      expect(tool.inputSchema.type).toBe('object');
+    }
+  });
+
+  it('declares the argument schemas and limits of the spec', async () => {
+    const schemas = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.inputSchema]));
+    expect(schemas.get_runtime_package.required?.sort()).toEqual(['jurisdiction', 'program_id']);
+    expect(schemas.search_rules.required).toEqual(['query']);
+    expect(schemas.search_rules.properties).toMatchObject({
+      query: { type: 'string', minLength: 2, maxLength: 500 },
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
+    });
+    expect(schemas.calculate_household.required?.sort()).toEqual(['household', 'jurisdiction', 'program_id']);
+    expect(schemas.calculate_household.properties).toMatchObject({ household: { type: 'object' }, variables: { type: 'array', maxItems: 100 } });
+    expect(schemas.calculate_batch.properties).toMatchObject({ requests: { type: 'array', minItems: 1, maxItems: 25 } });
+    expect(schemas.submit_calculation_job.properties).toMatchObject({ requests: { type: 'array', minItems: 1, maxItems: 50 } });
+    for (const name of ['get_rule', 'get_rule_sources', 'get_rule_dependencies']) expect(schemas[name].required).toEqual(['rule_id']);
+    expect(schemas.get_calculation_job.required).toEqual(['job_id']);
+    for (const name of ['get_capabilities', 'list_programs', 'list_runtime_packages', 'list_parity_cases', 'run_parity_cases']) {
+      expect(Object.keys(schemas[name].properties ?? {}), name).toEqual([]);
+    }
+  });
+
+  it('offers 4 resources: capabilities, programs, runtime packages and a package template', async () => {
+    const { resources } = await client.listResources();
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['rules://capabilities', 'rules://programs', 'rules://runtime/packages']);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['rules://runtime/packages/{jurisdiction}/{program_id}']);
+    expect(resources.length + resourceTemplates.length).toBe(4);
+  });
+
+  it('reads each resource as the API envelope in JSON', async () => {
+    const read = async (uri: string) => {
+      const { contents } = await client.readResource({ uri });
+      expect(contents).toHaveLength(1);
+      expect(contents[0]).toMatchObject({ uri, mimeType: 'application/json' });
+      return JSON.parse((contents[0] as { text: string }).text) as { status: string; data: Record<string, unknown> };
+    };
+    const capabilities = await read('rules://capabilities');
+    expect(capabilities.status).toBe('ok');
+    expect(capabilities.data).toHaveProperty('runtime.sample_requests');
+    expect((await read('rules://programs')).data).toHaveProperty('programs');
+    expect((await read('rules://runtime/packages')).data).toHaveProperty('packages');
+    expect((await read('rules://runtime/packages/us-co/snap')).data).toMatchObject({ package: { jurisdiction: 'us-co', program_id: 'snap' } });
+  });
+
+  it('answers a read of an unknown package with an error naming the API rejection', async () => {
+    await expect(client.readResource({ uri: 'rules://runtime/packages/us-zz/nothing' })).rejects.toThrow(/404 not_found/);
+    // and the connection still serves
+    expect((await client.readResource({ uri: 'rules://programs' })).contents).toHaveLength(1);
+  });
+
+  it('offers 3 prompts with their arguments', async () => {
+    const { prompts } = await client.listPrompts();
+    const args = Object.fromEntries(prompts.map((p) => [p.name, (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`)]));
+    expect(args).toEqual({
+      explain_rule: ['rule_id'],
+      explain_household_result: ['program_id', 'jurisdiction', 'household'],
+      find_missing_inputs: ['program_id', 'jurisdiction', 'household'],
+    });
+    for (const prompt of prompts) expect(prompt.description).toBeTruthy();
+  });
+
+  it('renders each prompt as a task naming the tools to call', async () => {
+    const text = async (name: string, args: Record<string, string>) => {
+      const { messages } = await client.getPrompt({ name, arguments: args });
+      expect(messages).toHaveLength(1);
+      expect(messages[0].role).toBe('user');
+      return (messages[0].content as { text: string }).text;
+    };
+    const rule = await text('explain_rule', { rule_id: 'us:statutes/7/2017/a#snap_allotment' });
+    expect(rule).toContain('us:statutes/7/2017/a#snap_allotment');
+    expect(rule).toContain('get_rule_sources');
+
+    const household = { program_id: 'snap', jurisdiction: 'us-co', household: HOUSEHOLD };
+    const explain = await text('explain_household_result', household);
+    expect(explain).toContain('calculate_household');
+    expect(explain).toContain('"snap_earned_income": 1200');
+    expect(explain).toContain('trace');
+    const missing = await text('find_missing_inputs', household);
+    expect(missing).toContain('get_runtime_package');
+    expect(missing).toContain('"household_size": 2');
+  });
+
+  it('refuses a household prompt argument that is not a JSON object', async () => {
+    await expect(client.getPrompt({ name: 'find_missing_inputs', arguments: { program_id: 'snap', jurisdiction: 'us', household: 'not json' } })).rejects.toThrow(/JSON/);
+  });
+});
