@@ -1,0 +1,265 @@
+// The browser side of GET /docs/validation, sent inline as a script. It fetches the validation
+// runs with the key typed in by the user and builds every node with createElement and
+// textContent: no data ever reaches innerHTML. (Plain ES2020, no backticks: it lives in a string.)
+
+export const VALIDATION_SCRIPT = String.raw`
+'use strict';
+(() => {
+  const KEY_ITEM = 'rules.validation.api_key';
+  const RUNS_URL = '/v1/admin/validation/runs';
+  const SERIES = ['parity_match', 'parity_diff', 'drift_diff', 'uncovered'];
+  const STATUSES = ['parity_match', 'parity_diff', 'drift_diff', 'uncovered', 'covered'];
+  const SVG = 'http://www.w3.org/2000/svg';
+  const $ = (id) => document.getElementById(id);
+  const form = $('key-form');
+  const keyInput = $('api-key');
+  const remember = $('remember');
+  const message = $('message');
+  let apiKey = '';
+  let runs = [];
+  let selected = null;
+  let generation = 0;
+
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'text') node.textContent = v;
+      else node.setAttribute(k, v);
+    }
+    for (const child of children || []) node.append(child);
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  const storage = {
+    get() { try { return sessionStorage.getItem(KEY_ITEM); } catch { return null; } },
+    set(value) { try { sessionStorage.setItem(KEY_ITEM, value); } catch { /* storage unavailable */ } },
+    clear() { try { sessionStorage.removeItem(KEY_ITEM); } catch { /* storage unavailable */ } },
+  };
+
+  function say(text, kind) {
+    message.textContent = text;
+    message.className = 'message ' + (kind || 'info');
+    message.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+    message.hidden = !text;
+  }
+
+  class Failure extends Error {
+    constructor(status, text) { super(text); this.status = status; }
+  }
+
+  function explain(status, body, what) {
+    const error = (body && body.error) || {};
+    const server = error.message ? ' The server said: ' + error.message : '';
+    const code = error.code ? ' ' + error.code : '';
+    if (status === 401) return 'Key not accepted (401' + code + '): it is missing, unknown, expired or revoked. Check the key and try again.' + server;
+    if (status === 403 && error.code === 'insufficient_scope' && /admin:analytics/.test(error.message || '')) {
+      return 'Missing scope admin:analytics (403 insufficient_scope): this key is valid but may not read validation runs. Use a key that carries admin:analytics.';
+    }
+    if (status === 403) return 'Forbidden (403' + code + ').' + server;
+    if (status === 404) return what + ' was not found (404' + code + ').' + server;
+    if (status === 429) return 'Too many requests (429' + code + '). Wait a moment and try again.' + server;
+    return 'Could not load ' + what.toLowerCase() + ' (HTTP ' + status + code + ').' + server;
+  }
+
+  async function api(path, what) {
+    let response;
+    try {
+      response = await fetch(path, { headers: { 'x-api-key': apiKey, accept: 'application/json' }, cache: 'no-store' });
+    } catch (err) {
+      throw new Failure(0, 'Network error: the API could not be reached (' + ((err && err.message) || err) + '). Check your connection and that the server is running, then try again.');
+    }
+    let body = null;
+    try { body = await response.json(); } catch { body = null; }
+    if (!response.ok) throw new Failure(response.status, explain(response.status, body, what));
+    if (!body || typeof body !== 'object' || !body.data) throw new Failure(response.status, 'Unexpected answer from the API for ' + what.toLowerCase() + ' (HTTP ' + response.status + ').');
+    return body.data;
+  }
+
+  const show = (id, visible) => { $(id).hidden = !visible; };
+  const shown = (v) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const total = (run, name) => (run.totals && typeof run.totals[name] === 'number' ? run.totals[name] : 0);
+  const when = (iso) => { const d = new Date(iso); return isNaN(d.getTime()) ? String(iso) : d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC'; };
+
+  function resetView() {
+    runs = [];
+    selected = null;
+    for (const id of ['chart-section', 'runs-section', 'run-section']) show(id, false);
+  }
+
+  async function loadRuns() {
+    const mine = ++generation;
+    resetView();
+    say('Loading validation runs…', 'info');
+    form.setAttribute('aria-busy', 'true');
+    try {
+      const data = await api(RUNS_URL, 'Validation runs');
+      if (mine !== generation) return;
+      runs = Array.isArray(data.runs) ? data.runs : [];
+      if (!runs.length) {
+        say('No validation runs have been recorded yet. Publish one with POST ' + RUNS_URL + ' and reload.', 'info');
+        return;
+      }
+      drawChart();
+      drawRunsTable();
+      say('Loaded ' + runs.length + ' validation run' + (runs.length === 1 ? '' : 's') + '. Choose a run to see its per-variable statuses.', 'ok');
+    } catch (err) {
+      if (mine !== generation) return;
+      if (err instanceof Failure && err.status === 401) storage.clear();
+      say(err.message, 'error');
+    } finally {
+      if (mine === generation) form.removeAttribute('aria-busy');
+    }
+  }
+
+  function drawChart() {
+    const ordered = runs.slice().sort((a, b) => String(a.recorded_at).localeCompare(String(b.recorded_at)));
+    const width = 760, height = 260, left = 48, right = 12, top = 12, bottom = 56;
+    const plotW = width - left - right, plotH = height - top - bottom;
+    const highest = Math.max(1, ...ordered.map((r) => SERIES.reduce((s, name) => s + total(r, name), 0)));
+    const magnitude = Math.pow(10, Math.floor(Math.log10(highest / 4)));
+    const tickStep = Math.max(1, [1, 2, 5, 10].map((m) => m * magnitude).find((v) => v * 5 >= highest));
+    const max = Math.ceil(highest / tickStep) * tickStep;
+    const step = plotW / ordered.length;
+    const barW = Math.max(3, Math.min(56, step * 0.7));
+    const y = (v) => top + plotH - (v / max) * plotH;
+    const chart = svg('svg', { viewBox: '0 0 ' + width + ' ' + height, role: 'img', 'aria-labelledby': 'chart-title', class: 'chart' });
+    chart.append(svg('title', { id: 'chart-title' }, 'Per-run variable counts (parity_match, parity_diff, drift_diff, uncovered) by recorded_at'));
+    for (let v = 0; v <= max; v += tickStep) {
+      chart.append(svg('line', { x1: left, x2: width - right, y1: y(v), y2: y(v), class: 'grid' }));
+      chart.append(svg('text', { x: left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(v)));
+    }
+    const labelEvery = Math.ceil(ordered.length / 8);
+    ordered.forEach((run, i) => {
+      const x = left + i * step + (step - barW) / 2;
+      const group = svg('g', { class: 'run', 'data-run-id': run.id, tabindex: '0', role: 'button' });
+      const label = when(run.recorded_at) + ' · ' + run.kind + ': ' + SERIES.map((s) => s + ' ' + total(run, s)).join(', ');
+      group.append(svg('title', {}, label));
+      group.append(svg('rect', { x: left + i * step, y: top, width: step, height: plotH, class: 'hit' }));
+      let base = 0;
+      for (const name of SERIES) {
+        const v = total(run, name);
+        if (v > 0) group.append(svg('rect', { x, y: y(base + v), width: barW, height: y(base) - y(base + v), class: 'mark s-' + name, 'data-series': name }));
+        base += v;
+      }
+      group.addEventListener('click', () => selectRun(run.id));
+      group.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); selectRun(run.id); } });
+      chart.append(group);
+      if (i % labelEvery === 0) {
+        const at = when(run.recorded_at);
+        chart.append(svg('text', { x: left + i * step + step / 2, y: height - bottom + 16, class: 'axis', 'text-anchor': 'middle' }, at.slice(0, 10)));
+        chart.append(svg('text', { x: left + i * step + step / 2, y: height - bottom + 30, class: 'axis', 'text-anchor': 'middle' }, at.slice(11, 16)));
+      }
+    });
+    chart.append(svg('line', { x1: left, x2: width - right, y1: top + plotH, y2: top + plotH, class: 'baseline' }));
+    const legend = el('ul', { class: 'legend' }, SERIES.map((s) => el('li', {}, [el('span', { class: 'swatch s-' + s }), document.createTextNode(s)])));
+    $('chart').replaceChildren(chart, legend);
+    show('chart-section', true);
+  }
+
+  const RUN_COLUMNS = [
+    ['recorded_at', 'Recorded at'], ['kind', 'Kind'], ['contract_hash', 'Contract hash'], ['api_version', 'API version'],
+    ['variables', 'Variables'], ['covered', 'Covered'], ['parity_match', 'Parity match'], ['parity_diff', 'Parity diff'],
+    ['drift_diff', 'Drift diff'], ['uncovered', 'Uncovered'], ['avg_case_latency_ms', 'Avg case latency (ms)'],
+  ];
+
+  function drawRunsTable() {
+    const head = el('tr', {}, RUN_COLUMNS.map(([, label]) => el('th', { scope: 'col', text: label })));
+    const rows = runs.map((run) => {
+      const cells = RUN_COLUMNS.map(([key]) => {
+        if (key === 'recorded_at') {
+          const button = el('button', { type: 'button', class: 'link', text: when(run.recorded_at) });
+          button.addEventListener('click', () => selectRun(run.id));
+          return el('td', {}, [button]);
+        }
+        const value = key in run ? run[key] : run.totals ? run.totals[key] : undefined;
+        return el('td', { class: typeof value === 'number' ? 'num' : key === 'contract_hash' ? 'mono' : '', text: shown(value) });
+      });
+      return el('tr', { 'data-run-id': run.id }, cells);
+    });
+    $('runs').replaceChildren(el('thead', {}, [head]), el('tbody', {}, rows));
+    show('runs-section', true);
+  }
+
+  function markSelected() {
+    for (const node of document.querySelectorAll('[data-run-id]')) node.classList.toggle('selected', node.getAttribute('data-run-id') === selected);
+  }
+
+  async function selectRun(id) {
+    const mine = ++generation;
+    selected = id;
+    markSelected();
+    show('run-section', false);
+    say('Loading run ' + id + '…', 'info');
+    try {
+      const run = await api(RUNS_URL + '/' + encodeURIComponent(id), 'Validation run ' + id);
+      if (mine !== generation) return;
+      drawRun(run);
+      say('', 'info');
+      $('run-section').scrollIntoView({ block: 'start' });
+    } catch (err) {
+      if (mine !== generation) return;
+      say(err.message, 'error');
+    }
+  }
+
+  function drawRun(run) {
+    $('run-title').textContent = 'Run ' + run.id;
+    const facts = [
+      ['Kind', run.kind], ['Recorded at', when(run.recorded_at)], ['Contract hash', run.contract_hash], ['API version', run.api_version],
+      ['Base URL', run.base_url], ['Model versions', run.model_versions], ['Avg case latency (ms)', run.avg_case_latency_ms],
+      ['Cases', Array.isArray(run.cases) ? run.cases.length : null],
+    ];
+    $('run-meta').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: shown(v) })]));
+    const rows = Array.isArray(run.rows) ? run.rows : [];
+    const counts = {};
+    for (const row of rows) counts[row && row.status] = (counts[row && row.status] || 0) + 1;
+    const rank = (status) => (STATUSES.includes(status) ? STATUSES.indexOf(status) : STATUSES.length);
+    $('run-counts').replaceChildren(...Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b)).map(([status, n]) => el('li', { class: 'badge st-' + (STATUSES.includes(status) ? status : 'other'), text: status + ': ' + n })));
+    const extra = [];
+    for (const row of rows) for (const key of Object.keys(row || {})) if (key !== 'variable' && key !== 'status' && !extra.includes(key)) extra.push(key);
+    const columns = ['variable', 'status', ...extra];
+    const head = el('tr', {}, columns.map((c) => el('th', { scope: 'col', text: c })));
+    const body = rows.map((row) => el('tr', {}, columns.map((c) => {
+      const value = row ? row[c] : undefined;
+      if (c === 'status') return el('td', {}, [el('span', { class: 'badge st-' + (STATUSES.includes(value) ? value : 'other'), text: shown(value) })]);
+      return el('td', { class: c === 'variable' ? 'mono' : typeof value === 'number' ? 'num' : '', text: shown(value) });
+    })));
+    if (!rows.length) body.push(el('tr', {}, [el('td', { colspan: String(columns.length), class: 'muted', text: 'This run has no rows.' })]));
+    $('rows').replaceChildren(el('thead', {}, [head]), el('tbody', {}, body));
+    show('run-section', true);
+  }
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    apiKey = keyInput.value.trim();
+    if (!apiKey) { say('Enter an API key with the scope admin:analytics.', 'error'); return; }
+    if (remember.checked) storage.set(apiKey); else storage.clear();
+    loadRuns();
+  });
+
+  $('forget').addEventListener('click', () => {
+    generation++;
+    storage.clear();
+    apiKey = '';
+    keyInput.value = '';
+    remember.checked = false;
+    resetView();
+    say('The key was forgotten.', 'info');
+  });
+
+  const saved = storage.get();
+  if (saved) {
+    keyInput.value = saved;
+    remember.checked = true;
+    apiKey = saved;
+    loadRuns();
+  }
+})();
+`;
