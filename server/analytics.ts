@@ -1,3 +1,5 @@
+import type { Store } from './store/store.js';
+
 // Per-instance request analytics (AnalyticsSnapshot): counted in memory on the hot path,
 // flushed to the store in the background (snapshots for the global view, monthly usage per key).
 
@@ -92,16 +94,20 @@ export class Analytics {
     this.storeErrors++;
   }
 
-  /** Usage counted since the last call, to be added to the store's monthly counters. */
-  takeUsage(): Map<string, number> {
-    const usage = this.pendingUsage;
+  /** Add the requests counted since the last flush to the store's monthly usage, key by key:
+   *  a key whose write fails stays pending (nothing is lost, nothing is counted twice). */
+  async flushUsage(store: Pick<Store, 'addUsage'>): Promise<void> {
+    const pending = this.pendingUsage;
     this.pendingUsage = new Map();
-    return usage;
-  }
-
-  /** Put usage back after a failed flush, so nothing counted is lost. */
-  returnUsage(usage: Map<string, number>): void {
-    for (const [k, n] of usage) this.pendingUsage.set(k, (this.pendingUsage.get(k) ?? 0) + n);
+    const month = new Date().toISOString().slice(0, 7);
+    try {
+      for (const [keyId, requests] of pending) {
+        await store.addUsage(month, keyId, requests);
+        pending.delete(keyId);
+      }
+    } finally {
+      for (const [k, n] of pending) this.pendingUsage.set(k, (this.pendingUsage.get(k) ?? 0) + n);
+    }
   }
 
   snapshot(): AnalyticsSnapshot {

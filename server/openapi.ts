@@ -3,7 +3,7 @@ import { OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
 import type { ServerContext } from './context.js';
 import { API_VERSION } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
-import { ALL_ROUTES } from './routes/index.js';
+import { ADMIN_SCHEMAS } from './routes/admin-schemas.js';
 import type { JsonSchema, RouteDef } from './routes/route.js';
 import { API_SCHEMAS } from './schemas.js';
 import type { Catalog } from './runtime/catalog.js';
@@ -34,13 +34,14 @@ Decisions where the specification is open: GET /v1/admin/audit and GET/POST /v1/
 default 120 requests per 60 s (trial keys 30 per 60 s; per-key overrides at issuance), shared through
 the store; every authenticated response has \`x-ratelimit-limit\`, \`x-ratelimit-remaining\` and
 \`x-ratelimit-reset\` (Unix seconds at the end of the window); a 429 \`rate_limited\` adds
-\`retry-after\` and \`data.retry_after_seconds\`. Twenty failed authentications within 300 s from one
+\`retry-after\` and \`data.retry_after_seconds\`. Twenty failed authentications (requests presenting a key that is
+unknown, expired or revoked; a request without a key is not an attempt) within 300 s from one
 client (the first \`x-forwarded-for\` hop when RULES_TRUST_PROXY=1, else the socket address) answer
 every request from it with 429 \`auth_throttled\`, valid keys included, until that window ends.
 
-**Compute units (trial keys).** Each accepted request costs compute units: calculate, batch and job
-submission cost 10 per request (one request, whatever the batch size), job polling 0, every other
-route 1. A trial key's lifetime quota is 10,000 units; once spent, its requests are refused with 403
+**Compute units (trial keys).** Each accepted request costs compute units: calculate, batch, job
+submission and parity runs cost 10 per request (one request, whatever the batch size), job polling
+0, every other route 1 (each operation states its cost as \`x-compute-units\`). A trial key's lifetime quota is 10,000 units; once spent, its requests are refused with 403
 \`insufficient_scope\` naming the exhausted quota (the key stays valid for nothing; request a new trial
 key or an issued key).
 
@@ -52,6 +53,18 @@ answers 429 \`rate_limited\` saying trial issuance is suspended. Other keys are 
 (experimental packages; every result carries a warning). Any non-empty \`warnings\` means the result
 is not authoritative. Outputs of the package's main entity are single values; outputs of a
 per-person rule are objects keyed by person id.`;
+
+const TAGS: Record<string, string> = {
+  public: 'No key needed: liveness, readiness, version, this document, trial keys and the HTML pages.',
+  keys: 'Self-service trial keys.',
+  discovery: 'What the service offers: capabilities, programs and executable runtime packages.',
+  graphs: 'Rule dependency graphs: from a compiled package, or composed on demand from encoding imports.',
+  rules: 'Search rules and read one rule with its provenance, sources and dependencies.',
+  calculation: 'Calculate household outputs with a per-variable trace: single, batch, or detached job.',
+  parity: 'Canonical parity cases, run against the active runtime.',
+  admin: 'Operators: keys, audit, usage, analytics, kill switches and validation runs.',
+  migration: 'Migration-only endpoint in an external household engine\'s wire format.',
+};
 
 /** Our schemas refer to each other by $id; OpenAPI wants component references. */
 function toComponent(schema: unknown): unknown {
@@ -103,7 +116,7 @@ function operation(route: RouteDef, examples: Map<string, unknown>) {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
-  const scope = typeof route.scope === 'function' ? null : route.scope;
+  const scope = typeof route.scope === 'function' ? (route.documentedScope ?? null) : route.scope;
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     tags: [route.tag],
@@ -112,7 +125,7 @@ function operation(route: RouteDef, examples: Map<string, unknown>) {
     ...(scope ? { security: [{ apiKey: [] }, { bearer: [] }], 'x-required-scope': scope, 'x-compute-units': route.cost ?? 1 } : { security: [] }),
     parameters: [...pathParameters(route), ...queryParameters(route)],
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: toComponent(route.body), ...(examples.has(`${route.path}#request`) ? { example: examples.get(`${route.path}#request`) } : {}) } } } }
+      ? { requestBody: { required: route.bodyRequired !== false, content: { 'application/json': { schema: toComponent(route.body), ...(examples.has(`${route.path}#request`) ? { example: examples.get(`${route.path}#request`) } : {}) } } } }
       : {}),
     responses,
   };
@@ -139,22 +152,24 @@ function examplesFrom(catalog: Catalog): Map<string, unknown> {
 
 let cached: { catalog: Catalog; environment: string; doc: Record<string, unknown> } | undefined;
 
-export function openApiDocument(ctx: ServerContext): Record<string, unknown> {
+export async function openApiDocument(ctx: ServerContext): Promise<Record<string, unknown>> {
   const catalog = ctx.catalog();
   if (cached && cached.catalog === catalog && cached.environment === ctx.config.environment) return cached.doc;
+  // loaded here, not at the top: the route modules import this one
+  const { ALL_ROUTES } = await import('./routes/index.js');
   const examples = examplesFrom(catalog);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ALL_ROUTES) {
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = operation(route, examples);
   }
-  const schemas = Object.fromEntries([...OUTPUT_SCHEMAS, ...API_SCHEMAS].map((s) => [s.$id, toComponent(s)]));
+  const schemas = Object.fromEntries([...OUTPUT_SCHEMAS, ...API_SCHEMAS, ...ADMIN_SCHEMAS].map((s) => [s.$id, toComponent(s)]));
   const doc = {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: { title: 'Rules API', version: API_VERSION, description: DESCRIPTION, license: { name: 'Apache-2.0' } },
     servers: [{ url: '/', description: `this ${ctx.config.environment} deployment` }],
-    tags: [...new Set(ALL_ROUTES.map((r) => r.tag))].map((name) => ({ name })),
+    tags: [...new Set(ALL_ROUTES.map((r) => r.tag))].map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
     components: {
       schemas,
@@ -169,6 +184,6 @@ export function openApiDocument(ctx: ServerContext): Record<string, unknown> {
 }
 
 /** sha256 prefix of the served document (recorded with validation runs). */
-export function contractHash(ctx: ServerContext): string {
-  return createHash('sha256').update(JSON.stringify(openApiDocument(ctx))).digest('hex').slice(0, 16);
+export async function contractHash(ctx: ServerContext): Promise<string> {
+  return createHash('sha256').update(JSON.stringify(await openApiDocument(ctx))).digest('hex').slice(0, 16);
 }

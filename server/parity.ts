@@ -1,18 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import { ApiError } from './errors.js';
 import type { CalculateResponse } from './calculation.js';
 import type { Catalog } from './runtime/catalog.js';
 import { walkFiles } from '../compiler/2-resolve/source-tree.js';
+import { FIXTURES_DIR } from '../compiler/project.js';
 
 // Canonical parity cases: households whose expected outputs were derived by hand from the law
 // (fixtures/parity/*.yaml, each with its arithmetic in `notes`), run against the active runtime.
 // The API routes and `rules parity` share this code.
 
-export const PARITY_DIR = fileURLToPath(new URL('../../fixtures/parity', import.meta.url));
+export const PARITY_DIR = path.join(FIXTURES_DIR, 'parity');
 
 export interface ParityCaseDef {
   id: string;

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { SourceTree, walkFiles } from '../compiler/2-resolve/source-tree.js';
 import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
 import { Workspace } from '../compiler/workspace.js';
+import { BUNDLED_ROOT, FIXTURES_DIR } from '../compiler/project.js';
 import { Analytics } from './analytics.js';
 import { buildApp } from './app.js';
 import { KeyRegistry } from './auth/keys.js';
@@ -23,9 +23,7 @@ import type { SourceWatcher } from '../compiler/watch.js';
 // catalogue, resume unfinished jobs, listen; on SIGTERM/SIGINT stop accepting, finish requests
 // in flight and the job entries already running, flush counters, close the store.
 
-const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
-export const BUNDLED_ROOT = path.join(PROJECT, 'rulespec');
-export const FIXTURE_ROOT = path.join(PROJECT, 'fixtures', 'rulespec');
+const FIXTURE_ROOT = path.join(FIXTURES_DIR, 'rulespec');
 
 export interface Daemon {
   app: FastifyInstance;
@@ -120,13 +118,10 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
 
   // counters and usage are batched to the store in the background, off the request path
   const flush = async () => {
-    const usage = ctx.analytics.takeUsage();
-    const month = new Date().toISOString().slice(0, 7);
     try {
-      for (const [key, n] of usage) await store.addUsage(month, key, n);
+      await ctx.analytics.flushUsage(store);
       await store.putSnapshot(instanceId, ctx.analytics.snapshot() as unknown as Record<string, unknown>, Date.now());
     } catch {
-      ctx.analytics.returnUsage(usage);
       ctx.analytics.storeError();
     }
   };

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { isJurisdictionDir } from '../../compiler/2-resolve/source-tree.js';
 import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
 import type { Manifest } from '../../compiler/5-emit/manifest.js';
 import { Workspace } from '../../compiler/workspace.js';
+import { BUNDLED_ROOT } from '../../compiler/project.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { formatDuration, painter, ProgressLine } from '../output.js';
 import { packageVersion } from '../version.js';
@@ -23,8 +23,6 @@ interface CompileOptions {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** The encodings bundled with this package. */
-export const BUNDLED_ROOT = fileURLToPath(new URL('../../../rulespec', import.meta.url));
 
 /** Default roots: ./rulespec, else the current folder if it holds jurisdiction folders, else the bundled encodings. */
 export function defaultRoots(): string[] {

@@ -7,7 +7,7 @@ import { Workspace } from '../../compiler/workspace.js';
 import { runCalculation } from '../../server/calculation.js';
 import { loadParityCases, PARITY_DIR, type ParityRun, runParity } from '../../server/parity.js';
 import { Catalog } from '../../server/runtime/catalog.js';
-import { BUNDLED_ROOT } from './compile.js';
+import { BUNDLED_ROOT } from '../../compiler/project.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { painter } from '../output.js';
 

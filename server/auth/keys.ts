@@ -91,8 +91,11 @@ export class KeyRegistry {
   async refresh(): Promise<void> {
     this.stored = (await this.store.listKeys()).map(fromStore);
     this.loadedAt = Date.now();
-    const revokedIds = new Set(this.stored.filter((k) => k.status === 'revoked').map((k) => k.id));
-    const env = this.environment.map((k) => (revokedIds.has(k.id) ? { ...k, status: 'revoked' as const, runtimeRevoked: true } : k));
+    // a runtime revocation of an environment key names its id and hash, so a key rotated
+    // under the same id is not caught by the old revocation
+    const revoked = this.stored.filter((k) => k.status === 'revoked');
+    const isRevoked = (k: ApiKey) => revoked.some((r) => r.id === k.id && r.hash.equals(k.hash));
+    const env = this.environment.map((k) => (isRevoked(k) ? { ...k, status: 'revoked' as const, runtimeRevoked: true } : k));
     const envIds = new Set(env.map((k) => k.id));
     this.merged = [...env, ...this.stored.filter((k) => !envIds.has(k.id))];
   }
@@ -107,8 +110,10 @@ export class KeyRegistry {
     return this.merged;
   }
 
+  /** Whether any key is configured at all (revoked and expired ones included): without one,
+   *  protected routes answer 503 auth_not_configured rather than 401. */
   async hasAny(): Promise<boolean> {
-    return (await this.all()).some((k) => k.status === 'active');
+    return (await this.all()).length > 0;
   }
 
   async exists(id: string): Promise<boolean> {

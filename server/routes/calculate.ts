@@ -2,11 +2,10 @@ import type { CalculateRequest } from '../../compiler/4-package/package-types.js
 import { runCalculation, runEntry } from '../calculation.js';
 import { ApiError } from '../errors.js';
 import { checkCalculateRequest } from '../schemas.js';
-import { defineRoutes } from './route.js';
+import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // Calculations: single, synchronous batch (1-25), detached job (1-50).
 
-const authErrors = ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'] as const;
 export const BATCH_LIMIT = 25;
 export const JOB_LIMIT = 50;
 
@@ -33,7 +32,7 @@ export const calculateRoutes = defineRoutes(
       'Omitted inputs take the package defaults and omitted `variables` the package `default_outputs`. Household conventions (`people`, `spm_units`, `facts`, `period`, `entities`, `relations`) are described in the package detail and in docs/compiled-output.md. Errors: 400 `invalid_request` (schema, unknown variable), 400 `invalid_household` (the message names the field), 422 `unsupported_program`, 502 `runtime_error` (engine failure or time limit). Labelled experimental: shapes are stable, values depend on the configured rule index and runtime.',
     body: { $ref: 'CalculateRequest' },
     success: { status: 200, description: 'CalculateResponse', schema: { $ref: 'CalculateResponse' } },
-    errors: ['invalid_request', 'invalid_household', 'unsupported_parameter', 'payload_too_large', 'unsupported_program', 'runtime_error', ...authErrors],
+    errors: ['invalid_request', 'invalid_household', 'unsupported_parameter', 'payload_too_large', 'unsupported_program', 'runtime_error', ...AUTH_ERRORS],
     handler: async (ctx, request) => runCalculation(ctx.catalog(), request.body as CalculateRequest, ctx.config.calculateTimeoutMs),
   },
   {
@@ -59,7 +58,7 @@ export const calculateRoutes = defineRoutes(
         },
       },
     },
-    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', ...authErrors],
+    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const requests = checkEntries(request.body as { requests: unknown[] }, BATCH_LIMIT, '/v1/calculate/batch');
       const catalog = ctx.catalog();
@@ -89,7 +88,7 @@ export const calculateRoutes = defineRoutes(
         properties: { job_id: { type: 'string' }, status: { enum: ['pending', 'running', 'succeeded', 'failed'] }, total: { type: 'integer' }, status_url: { type: 'string' }, durable: { type: 'boolean' } },
       },
     },
-    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', 'store_unavailable', ...authErrors],
+    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', 'store_unavailable', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const requests = checkEntries(request.body as { requests: unknown[] }, JOB_LIMIT, '/v1/jobs/calculate');
       const job = await ctx.jobs.submit(requests, request.apiKey?.id ?? null);
@@ -106,7 +105,7 @@ export const calculateRoutes = defineRoutes(
     summary: 'A calculation job: status, progress and (once succeeded) positional results',
     description: 'Visible only to the key that created it; unknown and foreign ids are both 404.',
     success: { status: 200, description: 'JobRecord', schema: { $ref: 'JobRecord' } },
-    errors: ['not_found', 'store_unavailable', ...authErrors],
+    errors: ['not_found', 'store_unavailable', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const { job_id } = request.params as { job_id: string };
       const job = await ctx.store.job(job_id);

@@ -7,7 +7,7 @@ import { API_VERSION } from '../envelope.js';
 import { ApiError } from '../errors.js';
 import type { Catalog } from '../runtime/catalog.js';
 import { repositorySource } from './public.js';
-import { defineRoutes } from './route.js';
+import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // Discovery: capabilities, programs, runtime packages (summary, detail, graph), graphs
 // composed on demand.
@@ -49,7 +49,7 @@ export const discoveryRoutes = defineRoutes(
     tag: 'discovery',
     summary: 'What this service can do, with a ready-to-run request per executable package',
     success: { status: 200, description: 'The capabilities manifest.', schema: { $ref: 'CapabilitiesResponse' } },
-    errors: ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    errors: [...AUTH_ERRORS],
     handler: async (ctx) => {
       const catalog = ctx.catalog();
       const packages = catalog.packages.map((p) => packageSummary(p, catalog));
@@ -87,7 +87,7 @@ export const discoveryRoutes = defineRoutes(
     summary: 'Programs with indexed rules',
     description: 'Status `available` (an executable package serves every output), `partial` (outputs acknowledged incomplete, or package notes), `planned` (rules indexed, nothing executes); `status_reason` says why.',
     success: { status: 200, description: '`{programs: ProgramSummary[]}`', schema: { type: 'object', required: ['programs'], properties: { programs: { type: 'array', items: { $ref: 'ProgramSummary' } } } } },
-    errors: ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    errors: [...AUTH_ERRORS],
     handler: async (ctx) => ({ programs: ctx.catalog().programs }),
   },
   {
@@ -98,7 +98,7 @@ export const discoveryRoutes = defineRoutes(
     tag: 'discovery',
     summary: 'Runtime packages the calculation runtime can execute',
     success: { status: 200, description: '`{packages: RuntimePackageSummary[]}`', schema: { type: 'object', required: ['packages'], properties: { packages: { type: 'array', items: { $ref: 'RuntimePackageSummary' } } } } },
-    errors: ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    errors: [...AUTH_ERRORS],
     handler: async (ctx) => {
       const catalog = ctx.catalog();
       return { packages: catalog.packages.map((p) => packageSummary(p, catalog)) };
@@ -113,7 +113,7 @@ export const discoveryRoutes = defineRoutes(
     summary: 'One runtime package: inputs, outputs, entities, aliases and a sample request',
     description: 'Path parameters: jurisdiction first, then the program id. `/graph` after the program id returns its ProgramGraph instead.',
     success: { status: 200, description: '`{package: RuntimePackageDetail}`', schema: { type: 'object', required: ['package'], properties: { package: { $ref: 'RuntimePackageDetail' } } } },
-    errors: ['not_found', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    errors: ['not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const catalog = ctx.catalog();
       const { jurisdiction, programId, graph } = packagePath(request);
@@ -136,7 +136,7 @@ export const discoveryRoutes = defineRoutes(
     tag: 'graphs',
     summary: 'The ProgramGraph derived from a compiled package',
     success: { status: 200, description: '`{graph: ProgramGraph}`', schema: { type: 'object', required: ['graph'], properties: { graph: { $ref: 'ProgramGraph' } } } },
-    errors: ['not_found', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    errors: ['not_found', ...AUTH_ERRORS],
     handler: async () => undefined,
   },
   {
@@ -154,7 +154,7 @@ export const discoveryRoutes = defineRoutes(
       description: '`{graph, files, truncated}`',
       schema: { type: 'object', required: ['graph', 'files', 'truncated'], properties: { graph: { $ref: 'ProgramGraph' }, files: { type: 'array', items: { type: 'string' } }, truncated: { type: 'boolean' } } },
     },
-    errors: ['invalid_request', 'not_found', 'store_unavailable', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+    errors: ['invalid_request', 'not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const tree = ctx.tree();
       const focus = (request.query as { focus: string }).focus;

@@ -1,7 +1,7 @@
 import { runCalculation } from '../calculation.js';
 import { ApiError } from '../errors.js';
 import { runMigration, toMigrationError } from '../migration.js';
-import { defineRoutes } from './route.js';
+import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // POST /v1/household/{country_id}/calculate: the migration-only endpoint (compat:external).
 // Its answers, errors included, use the external engine's shape, not the envelope.
@@ -27,7 +27,7 @@ export const migrationRoutes = defineRoutes({
       properties: { status: { const: 'ok' }, message: { type: ['string', 'null'] }, result: { type: 'object' }, sidecar: { type: 'object' } },
     },
   },
-  errors: ['invalid_request', 'payload_too_large', 'unsupported_program', 'runtime_error', 'unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'],
+  errors: ['invalid_request', 'payload_too_large', 'unsupported_program', 'runtime_error', ...AUTH_ERRORS],
   handler: async (ctx, request, reply) => {
     const { country_id } = request.params as { country_id: string };
     if (country_id !== 'us') throw new ApiError('invalid_request', `unsupported country \`${country_id}\` (only \`us\`)`);

@@ -20,7 +20,7 @@ export const pagesRoutes = defineRoutes(
     envelope: false,
     success: { ...html, description: 'The API reference page.' },
     errors: [],
-    handler: async (ctx, _request, reply) => sendHtml(reply, docsPage(openApiDocument(ctx))),
+    handler: async (ctx, _request, reply) => sendHtml(reply, docsPage(await openApiDocument(ctx))),
   },
   {
     method: 'GET',

@@ -1,10 +1,9 @@
 import { runCalculation } from '../calculation.js';
 import { loadParityCases, parityCaseView, parityDir, runParity } from '../parity.js';
-import { defineRoutes } from './route.js';
+import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // Canonical parity cases and running them against the active runtime (`admin:parity`).
 
-const authErrors = ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'] as const;
 
 export const parityRoutes = defineRoutes(
   {
@@ -16,7 +15,7 @@ export const parityRoutes = defineRoutes(
     summary: 'Canonical parity cases',
     description: 'Households whose expected outputs were derived by hand from the law they cite (the arithmetic is in `notes`). `runtime_supported` says whether the active runtime has a package for the case.',
     success: { status: 200, description: '`{cases: ParityCase[]}`', schema: { type: 'object', required: ['cases'], properties: { cases: { type: 'array', items: { $ref: 'ParityCase' } } } } },
-    errors: [...authErrors],
+    errors: [...AUTH_ERRORS],
     handler: async (ctx) => {
       const catalog = ctx.catalog();
       return { cases: loadParityCases(parityDir()).map((c) => parityCaseView(c, catalog)) };
@@ -51,7 +50,7 @@ export const parityRoutes = defineRoutes(
         },
       },
     },
-    errors: ['payload_too_large', ...authErrors],
+    errors: ['payload_too_large', ...AUTH_ERRORS],
     handler: async (ctx) => {
       const catalog = ctx.catalog();
       return runParity(loadParityCases(parityDir()), catalog, (r) => runCalculation(catalog, r, ctx.config.calculateTimeoutMs));

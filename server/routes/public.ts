@@ -101,6 +101,6 @@ export const publicRoutes = defineRoutes(
     envelope: false,
     success: { status: 200, description: 'The OpenAPI 3.1 document (JSON Schema 2020-12).', schema: { type: 'object' } },
     errors: [],
-    handler: async (ctx) => openApiDocument(ctx),
+    handler: (ctx) => openApiDocument(ctx),
   },
 );

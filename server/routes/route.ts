@@ -16,6 +16,8 @@ export interface RouteDef {
   path: string;
   /** Required scope; null for public routes; a function when it depends on the path (rules). */
   scope: Scope | null | ((ctx: ServerContext, request: FastifyRequest) => Scope);
+  /** The scope the OpenAPI document names when `scope` is a function. */
+  documentedScope?: Scope;
   /** Documented in OpenAPI but served by another route's handler (wildcard paths). */
   documentOnly?: boolean;
   tag: string;
@@ -24,6 +26,8 @@ export interface RouteDef {
   params?: JsonSchema;
   query?: JsonSchema;
   body?: JsonSchema;
+  /** False when the body may be omitted (documented as optional). */
+  bodyRequired?: boolean;
   /** Success status and the schema of `data` (or of the whole body when `envelope` is false). */
   success: { status: number; description: string; schema: JsonSchema; contentType?: string };
   /** False for responses not wrapped in the envelope (OpenAPI document, HTML, migration). */
@@ -37,3 +41,6 @@ export interface RouteDef {
 }
 
 export const defineRoutes = (...routes: RouteDef[]) => routes;
+
+/** What the authentication of any protected route can answer (the guard reads the store). */
+export const AUTH_ERRORS = ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured', 'store_unavailable'] as const satisfies readonly ErrorCode[];

@@ -4,12 +4,11 @@ import { ApiError } from '../errors.js';
 import type { Catalog } from '../runtime/catalog.js';
 import { toSummary } from '../runtime/search.js';
 import type { Scope } from '../auth/scopes.js';
-import { defineRoutes } from './route.js';
+import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // Rule search and rule detail. A rule is addressed by its stable id (`us:statutes/7/2017/a#snap_allotment`,
 // with `#` sent as %23) or its citation path (`us/statutes/7/2017/a/snap_allotment`, slashes allowed).
 
-const authErrors = ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured'] as const;
 
 type RuleView = 'detail' | 'sources' | 'dependencies';
 
@@ -45,7 +44,7 @@ export const ruleRoutes = defineRoutes(
       'Every whitespace-separated token of 2+ characters (case-insensitive) must occur in a rule\'s id, citation path, name, summary or symbols. The query is trimmed; `limit` is clamped to 1-50 (default 20) and must be finite; `jurisdiction` and `program_id` match exactly. Ranking: name matches, then id matches, then the rest. `as_of` is reserved (400 `unsupported_parameter`).',
     body: { $ref: 'SearchRequest' },
     success: { status: 200, description: 'SearchResults', schema: { $ref: 'SearchResults' } },
-    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', ...authErrors],
+    errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const body = request.body as { query: string; jurisdiction?: string; program_id?: string; limit?: number };
       const query = body.query.trim();
@@ -60,11 +59,12 @@ export const ruleRoutes = defineRoutes(
     url: '/v1/rules/*',
     path: '/v1/rules/{rule_id}',
     scope: (ctx, request) => VIEW_SCOPE[ruleRequest(ctx.catalog(), request).view],
+    documentedScope: 'rules:read',
     tag: 'rules',
     summary: 'One rule with its symbols, provenance, dependencies and dependents',
     description: ruleParam,
     success: { status: 200, description: '`{rule: RuleDetail}`', schema: { type: 'object', required: ['rule'], properties: { rule: { $ref: 'RuleDetail' } } } },
-    errors: ['not_found', ...authErrors],
+    errors: ['not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const catalog = ctx.catalog();
       const { id, view } = ruleRequest(catalog, request);
@@ -88,7 +88,7 @@ export const ruleRoutes = defineRoutes(
       description: '`{rule: RuleSummary, sources: SourceReference[]}`',
       schema: { type: 'object', required: ['rule', 'sources'], properties: { rule: { $ref: 'RuleSummary' }, sources: { type: 'array', items: { $ref: 'SourceReference' } } } },
     },
-    errors: ['not_found', ...authErrors],
+    errors: ['not_found', ...AUTH_ERRORS],
     handler: async () => undefined,
   },
   {
@@ -109,7 +109,7 @@ export const ruleRoutes = defineRoutes(
         properties: { rule: { $ref: 'RuleSummary' }, dependencies: { type: 'array', items: { type: 'string' } }, dependents: { type: 'array', items: { type: 'string' } } },
       },
     },
-    errors: ['not_found', ...authErrors],
+    errors: ['not_found', ...AUTH_ERRORS],
     handler: async () => undefined,
   },
 );

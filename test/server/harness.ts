@@ -54,14 +54,24 @@ export interface TestApp {
   store: Store;
 }
 
-export async function testApp(env: Record<string, string> = {}, options: { mode?: RuntimeMode; store?: Store; config?: Partial<ServerConfig> } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  mode?: RuntimeMode;
+  store?: Store;
+  config?: Partial<ServerConfig>;
+  /** Serve this compiled output tree instead of the bundled encodings. */
+  compiled?: string;
+  /** The encoding tree for composed graphs; null for "not configured" (default: the bundled encodings). */
+  tree?: SourceTree | null;
+}
+
+export async function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config = { ...loadConfig({ store: 'memory' }, { RULES_API_KEYS: ENV_KEYS, ...env }), ...options.config };
   const store = options.store ?? new MemoryStore();
-  const catalog = Catalog.load(bundledOutput(), options.mode ?? 'compiled');
+  const catalog = Catalog.load(options.compiled ?? bundledOutput(), options.mode ?? 'compiled');
   const keys = new KeyRegistry(config.apiKeys, store);
   await keys.refresh();
   const jobs = new JobRunner(store, config.jobConcurrency);
-  const tree = new SourceTree([path.join(PROJECT, 'rulespec')]);
+  const tree = options.tree === undefined ? new SourceTree([path.join(PROJECT, 'rulespec')]) : options.tree;
   const ctx: ServerContext = { config, store, keys, catalog: () => catalog, tree: () => tree, jobs, analytics: new Analytics('test'), instanceId: 'test', startedAt: new Date() };
   jobs.attach(ctx);
   const app = buildApp(ctx);

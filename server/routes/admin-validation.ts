@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ApiError } from '../errors.js';
+import type { ValidationRun } from '../store/store.js';
+import { VALIDATION_STATUSES } from './admin-schemas.js';
+import { AUTH_ERRORS } from './route.js';
+import { FIXTURES_DIR } from '../../compiler/project.js';
+import { contractHash } from '../openapi.js';
+import { defineRoutes } from './route.js';
+
+// Validation-run history (published by the validation harness, read by the /docs/validation
+// dashboard) and the migration ledger, when partner demand data is bundled.
+
+type RowStatus = (typeof VALIDATION_STATUSES)[number];
+interface ValidationRow {
+  variable: string;
+  status: RowStatus;
+}
+interface ValidationRunRequest {
+  kind: string;
+  rows: ValidationRow[];
+  cases?: { latency_ms?: number }[];
+  api_version?: string | null;
+  base_url?: string | null;
+  model_versions?: Record<string, unknown> | null;
+}
+
+/** Totals of a run, derived from its rows only. */
+function validationTotals(rows: ValidationRow[]): ValidationRun['totals'] {
+  const statusesOf = new Map<string, Set<RowStatus>>();
+  for (const row of rows) statusesOf.set(row.variable, (statusesOf.get(row.variable) ?? new Set()).add(row.status));
+  const rowsWith = (status: RowStatus) => rows.filter((r) => r.status === status).length;
+  return {
+    variables: statusesOf.size,
+    covered: [...statusesOf.values()].filter((statuses) => [...statuses].some((s) => s !== 'uncovered')).length,
+    parity_match: rowsWith('parity_match'),
+    parity_diff: rowsWith('parity_diff'),
+    drift_diff: rowsWith('drift_diff'),
+    uncovered: rowsWith('uncovered'),
+  };
+}
+
+/** Rounded mean of `cases[].latency_ms`; null when no case has one. */
+function averageCaseLatency(cases: { latency_ms?: number }[]): number | null {
+  const latencies = cases.map((c) => c.latency_ms).filter((ms): ms is number => typeof ms === 'number');
+  return latencies.length ? Math.round(latencies.reduce((sum, ms) => sum + ms, 0) / latencies.length) : null;
+}
+
+const summaryOf = ({ rows: _rows, cases: _cases, ...summary }: ValidationRun) => summary;
+
+/** Partner demand data, when a deployment bundles it: the project's fixtures/migration/ledger.json. */
+const LEDGER_FILE = path.join(FIXTURES_DIR, 'migration', 'ledger.json');
+
+/** The ledger at `file` (a JSON object); 404 `not_found` when the file is absent. */
+export async function readLedger(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('not_found', 'no migration ledger: partner demand data is not bundled in this deployment');
+    throw err;
+  }
+  const ledger: unknown = JSON.parse(text);
+  if (!ledger || typeof ledger !== 'object' || Array.isArray(ledger)) throw new Error(`${file} must hold a JSON object`);
+  return ledger as Record<string, unknown>;
+}
+
+
+const ROW_FORMAT =
+  'Each row is `{variable, status, ...}` (further properties are kept): `status` is `parity_match` or `parity_diff` (the output agreed or disagreed with the reference engine), `drift_diff` (it changed since an earlier run), `uncovered` (the service cannot compute it) or `covered` (computed, nothing to compare). Totals are derived from the rows: `variables` counts distinct variables; `parity_match`, `parity_diff`, `drift_diff` and `uncovered` count rows with that status; `covered` counts variables with at least one row that is not `uncovered`. Each case may carry `latency_ms`; `avg_case_latency_ms` is their rounded mean (null without any).';
+
+export const validationRoutes = defineRoutes(
+  {
+    method: 'POST',
+    url: '/v1/admin/validation/runs',
+    path: '/v1/admin/validation/runs',
+    scope: 'admin:analytics',
+    tag: 'admin',
+    summary: 'Record a validation run: per-variable rows and per-case timings',
+    description: `${ROW_FORMAT} The run is stored for 180 days with the contract hash of the OpenAPI document served at record time.`,
+    body: { $ref: 'ValidationRunRequest' },
+    success: { status: 201, description: 'ValidationRunSummary', schema: { $ref: 'ValidationRunSummary' } },
+    errors: ['invalid_request', 'payload_too_large', ...AUTH_ERRORS],
+    handler: async (ctx, request) => {
+      const body = request.body as ValidationRunRequest;
+      // imported here: openapi.ts lists every route, this module included
+      const cases = body.cases ?? [];
+      const run: ValidationRun = {
+        id: `run_${randomUUID().replace(/-/g, '')}`,
+        kind: body.kind,
+        recorded_at: new Date().toISOString(),
+        contract_hash: await contractHash(ctx),
+        api_version: body.api_version ?? null,
+        base_url: body.base_url ?? null,
+        model_versions: body.model_versions ?? null,
+        totals: validationTotals(body.rows),
+        avg_case_latency_ms: averageCaseLatency(cases),
+        rows: body.rows as unknown as Record<string, unknown>[],
+        cases,
+      };
+      await ctx.store.addValidationRun(run);
+      return summaryOf(run);
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/admin/validation/runs',
+    path: '/v1/admin/validation/runs',
+    scope: 'admin:analytics',
+    tag: 'admin',
+    summary: 'Validation runs of the last 180 days, newest first',
+    success: { status: 200, description: '`{runs: ValidationRunSummary[]}`', schema: { $ref: 'ValidationRunList' } },
+    errors: [...AUTH_ERRORS],
+    handler: async (ctx) => ({ runs: (await ctx.store.validationRuns()).map(summaryOf) }),
+  },
+  {
+    method: 'GET',
+    url: '/v1/admin/validation/runs/:run_id',
+    path: '/v1/admin/validation/runs/{run_id}',
+    scope: 'admin:analytics',
+    tag: 'admin',
+    summary: 'One validation run with its rows and cases',
+    success: { status: 200, description: 'The full run record', schema: { $ref: 'ValidationRunRecord' } },
+    errors: ['not_found', ...AUTH_ERRORS],
+    handler: async (ctx, request) => {
+      const { run_id } = request.params as { run_id: string };
+      const run = await ctx.store.validationRun(run_id);
+      if (!run) throw new ApiError('not_found', `no validation run ${run_id}`);
+      return run;
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/admin/validation/migration',
+    path: '/v1/admin/validation/migration',
+    scope: 'admin:analytics',
+    tag: 'admin',
+    summary: 'The migration ledger: demanded variables, their mapping status, demand weights, covered states',
+    description: 'Served from partner demand data bundled with the deployment; 404 `not_found` when none is bundled.',
+    success: { status: 200, description: 'The ledger (an open object)', schema: { type: 'object' } },
+    errors: ['not_found', ...AUTH_ERRORS],
+    handler: async () => readLedger(LEDGER_FILE),
+  },
+);
