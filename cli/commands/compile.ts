@@ -10,6 +10,7 @@ import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { formatDuration, painter, ProgressLine } from '../output.js';
 import { packageVersion } from '../version.js';
 import { watchSources } from '../../compiler/watch.js';
+import { collect } from '../options.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
@@ -20,8 +21,6 @@ interface CompileOptions {
   watch?: boolean;
   json?: boolean;
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 
 /** Default roots: ./rulespec, else the current folder if it holds jurisdiction folders, else the bundled encodings. */

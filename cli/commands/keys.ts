@@ -10,6 +10,7 @@ import { ajv, describeValidation } from '../../server/schemas.js';
 import { openStore } from '../../server/start.js';
 import { StoreUnavailableError, type Store } from '../../server/store/store.js';
 import { EXIT_FAILURES, UsageError } from '../exit-codes.js';
+import { collect } from '../options.js';
 
 // `rules keys issue|list|revoke`: manage API keys in the daemon's SQLite store directly, e.g. to
 // bootstrap an operator's first admin key. Running daemons see a change within about 15 s.
@@ -29,7 +30,6 @@ interface IssueFlags extends StoreFlags {
   rateLimit?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Run `work` against the SQLite store of the data dir, with the environment keys beside it. */
 async function withKeys<T>(flags: StoreFlags, mustExist: boolean, work: (store: Store, registry: KeyRegistry) => Promise<T>): Promise<T | undefined> {

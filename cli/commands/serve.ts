@@ -2,10 +2,9 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfig, type ServeFlags } from '../../server/config.js';
 import { startDaemon } from '../../server/start.js';
 import { UsageError } from '../exit-codes.js';
+import { collect } from '../options.js';
 
 // `rules serve`: the /v1 API daemon.
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerServe(program: Command): void {
   program

@@ -6,6 +6,7 @@ import type { CaseResult } from '../../compiler/harness/run-file.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { formatDuration, painter, ProgressLine } from '../output.js';
 import { runInPool } from '../test-pool/pool.js';
+import { collect } from '../options.js';
 
 // `rules test [PATH...]`: run the companion *.test.yaml cases of modules, in parallel.
 
@@ -23,8 +24,6 @@ export interface TestSummary {
   failed: number;
   errored: number;
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function positiveInteger(value: string): number {
   const n = Number(value);

@@ -1,18 +1,11 @@
+import type { RuntimePackage } from '../4-package/package-types.js';
 import type { BuildFailure } from '../workspace.js';
 
 // manifest.json: the entry point of a compiled output tree (see output-tree.ts).
 
-export interface ManifestPackage {
-  program_id: string;
-  jurisdiction: string;
-  runtime_id: string;
-  mode: 'compiled';
-  status: 'ready' | 'unavailable';
-  name: string;
-  default_outputs: string[];
-  output_count: number;
-  entity_count: number;
-  input_count: number;
+/** A package's summary as the manifest lists it, and where its files are. */
+export interface ManifestPackage
+  extends Pick<RuntimePackage, 'program_id' | 'jurisdiction' | 'runtime_id' | 'mode' | 'status' | 'name' | 'default_outputs' | 'output_count' | 'entity_count' | 'input_count'> {
   /** Paths relative to the output folder. */
   package: string;
   graph: string;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI, CORPUS, HAVE_CORPUS } from '../paths.js';
@@ -21,6 +24,23 @@ describe('shared RuleSpec corpus', () => {
       expect(summary.cases).toBeGreaterThanOrEqual(23941);
       expect(summary.passed).toBe(summary.cases);
       expect(res.exitCode).toBe(0);
+    },
+    180_000,
+  );
+});
+
+describe('shared RuleSpec corpus compile', () => {
+  it.runIf(HAVE_CORPUS || process.env.CI)(
+    'rules compile --root ../shared/rulespec-us builds a package for every program, with no failures',
+    async () => {
+      const out = mkdtempSync(path.join(tmpdir(), 'rules-corpus-compile-'));
+      const res = await execa('node', [CLI, 'compile', '--root', CORPUS, '--out', out, '--json'], { reject: false, maxBuffer: 64 * 1024 * 1024 });
+      const summary = JSON.parse(res.stdout) as { packages: unknown[]; failures: { program: string; error: string }[]; modules: number; rules: number };
+      expect(summary.failures).toEqual([]);
+      expect(summary.packages.length).toBeGreaterThanOrEqual(131);
+      expect(summary.modules).toBeGreaterThan(3800);
+      expect(res.exitCode).toBe(0);
+      rmSync(out, { recursive: true, force: true });
     },
     180_000,
   );
