@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { authorize } from './auth/guard.js';
 import type { ServerContext } from './context.js';
-import { failure, ok } from './envelope.js';
+import { API_VERSION, failure, ok } from './envelope.js';
 import { ApiError, GENERIC_INTERNAL_MESSAGE } from './errors.js';
 import { ALL_ROUTES } from './routes/index.js';
 import type { RouteDef } from './routes/route.js';
@@ -22,7 +22,14 @@ declare module 'fastify' {
   }
 }
 
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+/** A client's request id is echoed as sent (headers cannot carry control characters); a very
+ *  long one is replaced rather than reflected. */
+const MAX_REQUEST_ID = 1024;
+
+function requestIdOf(header: string | string[] | undefined): string {
+  const id = (Array.isArray(header) ? header[0] : header)?.trim();
+  return id && id.length <= MAX_REQUEST_ID ? id : randomUUID();
+}
 
 export function buildApp(ctx: ServerContext, options: { logger?: boolean | object } = {}): FastifyInstance {
   const env = ctx.config.environment;
@@ -30,13 +37,23 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
     trustProxy: ctx.config.trustProxy,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      const id = Array.isArray(given) ? given[0] : given;
-      return id && REQUEST_ID.test(id) ? id : randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true },
+    // errors Fastify raises before routing (a malformed URL) get the envelope too
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', String(request.id));
+      reply.header('cache-control', 'no-store');
+      (reply as FastifyReply).status(400).send(failure(request, ctx.config.environment, 'invalid_request', `the request URL is malformed: ${error.message}`));
+    },
+    // a request Node's HTTP parser rejects never reaches Fastify: answer it in the envelope's shape
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return;
+      const id = randomUUID();
+      const body = JSON.stringify({ status: 'error', error: { code: 'invalid_request', message: `the HTTP request is malformed (${err.code ?? 'parse error'})` }, meta: { request_id: id, api_version: API_VERSION, environment: ctx.config.environment } });
+      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\nx-request-id: ${id}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    },
   });
+
 
   // JSON bodies: an empty body is "no body" (routes that need one say so through their schema)
   app.removeContentTypeParser('application/json');
@@ -61,8 +78,9 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     applyCors(ctx, request, reply);
   });
 
-  // the reserved point-in-time parameter, anywhere
+  // the reserved point-in-time parameter, anywhere but the liveness check (always 200)
   app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.url === '/v1/health') return;
     const query = request.query as Record<string, unknown> | undefined;
     const body = request.body as Record<string, unknown> | undefined;
     if ((query && 'as_of' in query) || (body && typeof body === 'object' && !Array.isArray(body) && 'as_of' in body)) {

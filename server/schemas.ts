@@ -127,7 +127,7 @@ export const BatchRequestSchema = {
   $id: 'BatchRequest',
   type: 'object',
   required: ['requests'],
-  properties: { requests: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'object' } } },
+  properties: { requests: { type: 'array', minItems: 1, maxItems: 50, items: { $ref: 'CalculateRequest' } } },
 } as const;
 
 export const BatchResultSchema = {
@@ -235,20 +235,37 @@ export const ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: f
 addFormats.default(ajv);
 for (const schema of [...OUTPUT_SCHEMAS, ...API_SCHEMAS]) ajv.addSchema(schema);
 
-/** `body.query: must NOT have fewer than 2 characters` */
+/** The field an Ajv error is about (dotted, indexes in brackets) and what is wrong with it. */
+function problemOf(e: ErrorObject): { field: string; problem: string } {
+  let field = e.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.').replace(/^\./, '');
+  let problem = e.message ?? 'is invalid';
+  if (e.keyword === 'required') {
+    field = field ? `${field}.${(e.params as { missingProperty: string }).missingProperty}` : (e.params as { missingProperty: string }).missingProperty;
+    problem = 'is required';
+  } else if (e.keyword === 'additionalProperties') {
+    field = `${field ? `${field}.` : ''}${(e.params as { additionalProperty: string }).additionalProperty}`;
+    problem = 'is not allowed';
+  } else if (e.keyword === 'enum') {
+    problem = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return { field, problem };
+}
+
+/** `body.query: must NOT have fewer than 2 characters`; an entry of a batch is named by its
+ *  position: `requests[2]: household is required`. */
 export function describeValidation(errors: ErrorObject[] | null | undefined, root: string): string {
   const e = errors?.[0];
-  if (!e) return `${root}: invalid`;
-  const where = `${root}${e.instancePath.replace(/\//g, '.')}`;
-  if (e.keyword === 'required') return `${where}.${(e.params as { missingProperty: string }).missingProperty}: is required`;
-  if (e.keyword === 'additionalProperties') return `${where}.${(e.params as { additionalProperty: string }).additionalProperty}: is not allowed`;
-  if (e.keyword === 'enum') return `${where}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-  return `${where}: ${e.message}`;
+  if (!e) return `${root}: is invalid`;
+  const { field, problem } = problemOf(e);
+  const entry = /^requests\[(\d+)\]\.?(.*)$/.exec(field);
+  if (entry) return `requests[${entry[1]}]: ${entry[2] ? `${entry[2]} ` : ''}${problem}`;
+  if (!root) return field ? `${field} ${problem}` : problem;
+  return `${root}${field ? `.${field}` : ''}: ${problem}`;
 }
 
 const calculateRequest = ajv.getSchema(CalculateRequestSchema.$id)!;
 
-/** Validate one CalculateRequest; the message names the field under `root`. */
+/** Validate one CalculateRequest: `requests[2]: household is required`. */
 export function checkCalculateRequest(value: unknown, root: string): string | null {
-  return calculateRequest(value) ? null : describeValidation(calculateRequest.errors, root);
+  return calculateRequest(value) ? null : `${root}: ${describeValidation(calculateRequest.errors, '')}`;
 }

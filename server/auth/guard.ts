@@ -38,17 +38,22 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** 429 auth_throttled while the client has used up its failed attempts (also guards trial minting). */
+export async function checkThrottle(ctx: ServerContext, client: string, now: number): Promise<void> {
+  const failures = await guarded(() => ctx.store.peek(`authfail:${client}`, FAILED_AUTH.window_seconds, now));
+  if (failures.count >= FAILED_AUTH.attempts) {
+    ctx.analytics.authEvent('auth_throttled');
+    const retry = Math.max(1, Math.ceil((failures.reset_at - now) / 1000));
+    throw new ApiError('auth_throttled', `too many failed authentication attempts from this client; retry in ${retry} s`, { retry_after_seconds: retry }, { 'retry-after': String(retry) });
+  }
+}
+
 export async function authorize(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, scope: Scope, cost: number): Promise<void> {
   const client = request.ip;
   const now = Date.now();
   const analytics = ctx.analytics;
+  await checkThrottle(ctx, client, now);
   await guarded(async () => {
-    const failures = await ctx.store.peek(`authfail:${client}`, FAILED_AUTH.window_seconds, now);
-    if (failures.count >= FAILED_AUTH.attempts) {
-      analytics.authEvent('auth_throttled');
-      const retry = Math.max(1, Math.ceil((failures.reset_at - now) / 1000));
-      throw new ApiError('auth_throttled', `too many failed authentication attempts from this client; retry in ${retry} s`, { retry_after_seconds: retry }, { 'retry-after': String(retry) });
-    }
     if (!(await ctx.keys.hasAny())) {
       analytics.authEvent('auth_misconfigured');
       throw new ApiError('auth_not_configured', 'this service requires an API key but none is configured; issue one with POST /v1/keys/trial or set RULES_API_KEYS');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { TRIAL_RATE_LIMIT } from '../auth/guard.js';
+import { checkThrottle, TRIAL_RATE_LIMIT } from '../auth/guard.js';
 import { type ApiKey, type KeyRegistry, keyPrefix, newRawKey, sha256 } from '../auth/keys.js';
 import { TRIAL_SCOPES } from '../auth/scopes.js';
 import type { ServerContext } from '../context.js';
@@ -147,10 +147,11 @@ export const keysRoutes = defineRoutes({
   body: { $ref: 'TrialKeyRequest' },
   bodyRequired: false,
   success: { status: 201, description: 'The trial key, shown this once.', schema: { $ref: 'TrialKey' } },
-  errors: ['invalid_request', 'payload_too_large', 'rate_limited', 'store_unavailable'],
+  errors: ['invalid_request', 'payload_too_large', 'rate_limited', 'auth_throttled', 'store_unavailable'],
   handler: async (ctx, request) => {
     const label = (request.body as { label?: string } | null)?.label;
     const now = Date.now();
+    await checkThrottle(ctx, request.ip, now);
     await admitTrialIssuance(ctx, request.ip, now);
     const raw = newRawKey('trial');
     const key: StoredKey = {

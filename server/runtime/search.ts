@@ -61,8 +61,8 @@ export class SearchIndex {
   }
 
   search(query: string, filters: SearchFilters, limit: number): RuleSummary[] {
+    // without a token of 2+ characters nothing constrains the match: every rule qualifies
     const tokens = queryTokens(query);
-    if (tokens.length === 0) return [];
     let pool: number[] | undefined;
     for (const t of tokens) {
       const c = this.candidates(t);

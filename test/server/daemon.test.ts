@@ -1,0 +1,312 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SqliteStore } from '../../server/store/sqlite.js';
+import { CLI } from '../paths.js';
+import { LAB, labRoot, SNAP_REQUEST, sleep, slowHousehold, UUID } from './lab.js';
+
+// The daemon as a user starts it: `node bin/rules.js serve` (built dist/, see test/global-setup.ts),
+// over real HTTP. Start-up banner, configuration from flags and RULES_* twins, configuration
+// errors, and a SIGTERM while a job runs.
+
+const KEY = { all: 'daemon-test-key-all-0001', calc: 'daemon-test-key-calc-0001', admin: 'daemon-test-key-admin-0001' };
+const API_KEYS = JSON.stringify([
+  { id: 'all', key: KEY.all, scopes: ['*'] },
+  { id: 'calc', key: KEY.calc, scopes: ['calculate:run', 'rules:read'] },
+  { id: 'admin', key: KEY.admin, scopes: ['admin:parity'] },
+]);
+
+const tempDir = (label: string) => mkdtempSync(path.join(tmpdir(), `rules-daemon-${label}-`));
+
+/** The test process environment without any RULES_* setting, plus `env`. */
+function cleanEnv(env: Record<string, string>): Record<string, string> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('RULES_') && v !== undefined)) as Record<string, string>;
+  return { ...base, RULES_LOG_LEVEL: 'warn', NO_COLOR: '1', ...env };
+}
+
+interface Served {
+  proc: ResultPromise;
+  url: string;
+  /** Everything the daemon wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | undefined>;
+}
+
+/** Start `rules serve` and wait for its banner (`rules serve: listening on http://…`). */
+async function serve(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Served> {
+  const proc = execa('node', [CLI, 'serve', ...args], { env: cleanEnv(env), extendEnv: false, reject: false, buffer: { stdout: false } });
+  let err = '';
+  proc.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  let exited = false;
+  void proc.then(() => (exited = true));
+  const until = Date.now() + timeoutMs;
+  while (!/rules serve: get a trial key: .*\n/.test(err)) {
+    if (exited) throw new Error(`rules serve exited before listening:\n${err}`);
+    if (Date.now() > until) {
+      proc.kill('SIGKILL');
+      throw new Error(`rules serve did not start within ${timeoutMs} ms:\n${err}`);
+    }
+    await sleep(25);
+  }
+  const url = /rules serve: listening on (http:\/\/\S+)/.exec(err)?.[1];
+  if (!url) throw new Error(`no listening line in:\n${err}`);
+  return {
+    proc,
+    url,
+    stderr: () => err,
+    async stop() {
+      if (!exited) proc.kill('SIGTERM');
+      const result = await proc;
+      return result.exitCode;
+    },
+  };
+}
+
+const api = async (served: Served, method: string, url: string, key?: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${served.url}${url}`, {
+    method,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+};
+
+describe('rules serve --port 0 --data-dir <tmp> --store sqlite', () => {
+  let served: Served;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = tempDir('sqlite');
+    served = await serve(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite'], { RULES_API_KEYS: API_KEYS });
+  });
+  afterAll(async () => {
+    expect(await served?.stop()).toBe(0);
+  });
+
+  test('the start-up banner says where it listens, the runtime mode, how many packages, and how to get a trial key', () => {
+    const err = served.stderr();
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Number(new URL(served.url).port)).toBeGreaterThan(0);
+    expect(err).toMatch(/runtime compiled\b/);
+    expect(err).toMatch(/\b4 packages\b/);
+    expect(err).toContain(`curl -s -X POST ${served.url}/v1/keys/trial`);
+    expect(existsSync(path.join(dataDir, 'rules.db'))).toBe(true);
+  });
+
+  test('serves real requests over HTTP: envelopes, headers, auth, calculation', async () => {
+    const health = await api(served, 'GET', '/v1/health', undefined, undefined, { 'x-request-id': 'over-http-1' });
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok', data: { service: 'rules-api', live: true }, meta: { request_id: 'over-http-1', api_version: '0.1.0', environment: 'local' } });
+    expect(health.headers.get('x-request-id')).toBe('over-http-1');
+    expect(health.headers.get('cache-control')).toBe('no-store');
+
+    const ready = await api(served, 'GET', '/v1/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.data.ready).toBe(true);
+
+    const denied = await api(served, 'GET', '/v1/programs');
+    expect(denied.status).toBe(401);
+    expect(denied.body.error.code).toBe('unauthorized');
+    expect(denied.headers.get('x-request-id')).toMatch(UUID);
+
+    const programs = await api(served, 'GET', '/v1/programs', KEY.all);
+    expect(programs.status).toBe(200);
+    expect(programs.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(programs.body.data.programs.length).toBeGreaterThan(0);
+
+    const calc = await fetch(`${served.url}/v1/calculate`, { method: 'POST', headers: { authorization: `Bearer ${KEY.calc}`, 'content-type': 'application/json' }, body: JSON.stringify(SNAP_REQUEST) });
+    expect(calc.status).toBe(200);
+    const data = ((await calc.json()) as { data: { engine: string; runtime: { mode: string }; outputs: Record<string, unknown> } }).data;
+    expect(data.engine).toBe('rules');
+    expect(data.runtime.mode).toBe('compiled');
+    expect(typeof data.outputs.snap_allotment).toBe('number');
+
+    const missing = await api(served, 'GET', '/v1/nowhere', KEY.all);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+
+    const doc = await api(served, 'GET', '/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toMatch(/^3\.1/);
+  });
+
+  test('a job on the SQLite store is durable', async () => {
+    const res = await api(served, 'POST', '/v1/jobs/calculate', KEY.calc, { requests: [SNAP_REQUEST] });
+    expect(res.status).toBe(202);
+    expect(res.body.data.durable).toBe(true);
+  });
+
+  test('rules parity --url --key runs the parity cases against the live daemon', async () => {
+    const res = await execa('node', [CLI, 'parity', '--url', served.url, '--key', KEY.admin], { reject: false, env: cleanEnv({}), extendEnv: false });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/\b8 matching, 0 different, 0 errored, 1 skipped\b/);
+    const json = await execa('node', [CLI, 'parity', '--url', `${served.url}/`, '--key', KEY.admin, '--json'], { reject: false, env: cleanEnv({}), extendEnv: false });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).summary).toMatchObject({ matching: 8, different: 0, errored: 0, skipped: 1 });
+  });
+
+  test('rules parity --url with a key lacking admin:parity exits 2 naming the refusal', async () => {
+    const res = await execa('node', [CLI, 'parity', '--url', served.url, '--key', KEY.calc], { reject: false, env: cleanEnv({}), extendEnv: false });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/403|insufficient_scope/);
+  });
+});
+
+describe('configuration through the RULES_* environment twins', () => {
+  test('RULES_PORT, RULES_HOST, RULES_DATA_DIR, RULES_STORE, RULES_RUNTIME and RULES_ENVIRONMENT', async () => {
+    const dataDir = tempDir('env');
+    const served = await serve([], {
+      RULES_PORT: '0',
+      RULES_HOST: '127.0.0.1',
+      RULES_DATA_DIR: dataDir,
+      RULES_STORE: 'memory',
+      RULES_RUNTIME: 'fixture',
+      RULES_ENVIRONMENT: 'staging',
+      RULES_API_KEYS: API_KEYS,
+    });
+    try {
+      expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(served.stderr()).toMatch(/runtime fixture\b/);
+      expect(existsSync(path.join(dataDir, 'rules.db'))).toBe(false); // memory store
+      const version = await api(served, 'GET', '/v1/version');
+      expect(version.body.data).toEqual({ api_version: '0.1.0', environment: 'staging' });
+      expect(version.body.meta.environment).toBe('staging');
+
+      const pkg = await api(served, 'GET', '/v1/runtime/packages', KEY.all);
+      expect(pkg.body.data.packages.length).toBeGreaterThan(0);
+      const first = pkg.body.data.packages[0];
+      const detail = await api(served, 'GET', `/v1/runtime/packages/${first.jurisdiction}/${first.program_id}`, KEY.all);
+      const calc = await api(served, 'POST', '/v1/calculate', KEY.calc, detail.body.data.package.sample_request);
+      expect(calc.status).toBe(200);
+      expect(calc.body.data.runtime.mode).toBe('fixture');
+      expect(calc.body.data.warnings.some((w: string) => /experimental/i.test(w) && /not (an )?authoritative/i.test(w))).toBe(true);
+
+      const job = await api(served, 'POST', '/v1/jobs/calculate', KEY.calc, { requests: [detail.body.data.package.sample_request] });
+      expect(job.status).toBe(202);
+      expect(job.body.data.durable).toBe(false);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  });
+
+  test('--store memory reports durable false on job submission (and flags win over their twins)', async () => {
+    const dataDir = tempDir('memory');
+    const served = await serve(['--port', '0', '--data-dir', dataDir, '--store', 'memory'], { RULES_API_KEYS: API_KEYS, RULES_STORE: 'sqlite', RULES_PORT: 'not-a-port' });
+    try {
+      const job = await api(served, 'POST', '/v1/jobs/calculate', KEY.calc, { requests: [SNAP_REQUEST] });
+      expect(job.status).toBe(202);
+      expect(job.body.data.durable).toBe(false);
+      expect(existsSync(path.join(dataDir, 'rules.db'))).toBe(false);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  });
+});
+
+describe('bad configuration exits 2 with a clear message', () => {
+  const run = (args: string[], env: Record<string, string>) => execa('node', [CLI, 'serve', '--port', '0', '--data-dir', tempDir('bad'), ...args], { reject: false, env: cleanEnv(env), extendEnv: false, timeout: 30_000 });
+
+  test('RULES_RUNTIME not compiled or fixture', async () => {
+    const res = await run([], { RULES_RUNTIME: 'quantum', RULES_API_KEYS: API_KEYS });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('RULES_RUNTIME');
+    expect(res.stderr).toContain('quantum');
+    expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  test('--runtime not compiled or fixture', async () => {
+    const res = await run(['--runtime', 'quantum'], { RULES_API_KEYS: API_KEYS });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/runtime/i);
+  });
+
+  test.each([
+    ['not JSON', 'not json'],
+    ['not an array', '{"id": "x"}'],
+    ['a key without key or key_sha256', '[{"id": "x", "scopes": ["*"]}]'],
+    ['a key without scopes', `[{"id": "x", "key": "${KEY.all}"}]`],
+  ])('RULES_API_KEYS %s', async (_name, raw) => {
+    const res = await run([], { RULES_API_KEYS: raw });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('RULES_API_KEYS');
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('RULES_PORT not a port', async () => {
+    const res = await execa('node', [CLI, 'serve', '--data-dir', tempDir('bad')], { reject: false, env: cleanEnv({ RULES_PORT: 'eighty', RULES_API_KEYS: API_KEYS }), extendEnv: false, timeout: 30_000 });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('RULES_PORT');
+  });
+});
+
+describe('SIGTERM while a job runs', () => {
+  test('in-flight work finishes, the daemon exits 0, and after a restart on the same data dir the job completes', async () => {
+    const dataDir = tempDir('sigterm');
+    const args = ['--port', '0', '--data-dir', dataDir, '--store', 'sqlite', '--root', labRoot()];
+    const env = { RULES_API_KEYS: API_KEYS, RULES_JOB_CONCURRENCY: '1' };
+    const TOTAL = 12;
+    const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(1000) };
+
+    const first = await serve(args, env);
+    let jobId: string;
+    let statusUrl: string;
+    let seen: number;
+    try {
+      const submitted = await api(first, 'POST', '/v1/jobs/calculate', KEY.calc, { requests: Array(TOTAL).fill(request) });
+      expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+      expect(submitted.body.data).toMatchObject({ total: TOTAL, durable: true });
+      jobId = submitted.body.data.job_id;
+      statusUrl = submitted.body.data.status_url;
+      // wait until the job is under way
+      for (;;) {
+        const job = (await api(first, 'GET', statusUrl, KEY.calc)).body.data;
+        if (job.completed >= 1) {
+          expect(job.status).toBe('running');
+          seen = job.completed;
+          break;
+        }
+        await sleep(20);
+      }
+      expect(seen).toBeLessThan(TOTAL - 2); // the job is still far from done: SIGTERM lands mid-job
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    expect(first.stderr()).toMatch(/stopped/);
+
+    // what the first daemon left in the store: the entry running at SIGTERM finished and was recorded
+    const store = SqliteStore.open(path.join(dataDir, 'rules.db'));
+    const left = await store.job(jobId);
+    await store.close();
+    expect(left).toBeDefined();
+    expect(left!.completed).toBeGreaterThan(seen);
+    expect(left!.results.filter((r) => r !== null)).toHaveLength(left!.completed);
+    expect(['running', 'succeeded']).toContain(left!.status);
+
+    const second = await serve(args, env);
+    try {
+      let job;
+      const until = Date.now() + 30_000;
+      for (;;) {
+        const res = await api(second, 'GET', statusUrl, KEY.calc);
+        expect(res.status, 'the job survives the restart').toBe(200);
+        job = res.body.data;
+        expect(job.completed).toBeGreaterThanOrEqual(left!.completed);
+        if (job.status === 'succeeded' || job.status === 'failed') break;
+        if (Date.now() > until) throw new Error(`job still ${job.status} (${job.completed}/${job.total}) after the restart`);
+        await sleep(50);
+      }
+      expect(job.status).toBe('succeeded');
+      expect(job.completed).toBe(TOTAL);
+      expect(job.results).toHaveLength(TOTAL);
+      for (const r of job.results) expect(r).toEqual({ status: 'ok', result: expect.objectContaining({ outputs: { slow_total: 1_000_000 } }) });
+      // still bound to its key
+      expect((await api(second, 'GET', statusUrl, KEY.all)).status).toBe(404);
+      if (left!.status === 'running') expect(second.stderr()).toMatch(/resumed 1 unfinished job/);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  }, 90_000);
+});
