@@ -1,9 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa, type ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, PROJECT } from '../paths.js';
+import { serve, type Served } from '../daemon.js';
 
 // A real `rules serve --store sqlite` process: what it acknowledged survives SIGKILL, and no raw
 // key ever leaves it except in the issuance answer (not in other answers, logs or data files).
@@ -15,37 +14,10 @@ const ENV_KEYS = JSON.stringify([
   { id: 'victim', key: VICTIM_KEY, scopes: ['rules:read'] },
 ]);
 
-interface Daemon {
-  url: string;
-  process: ResultPromise;
-  output(): string;
-}
+type Daemon = Served;
 
-async function serve(dataDir: string): Promise<Daemon> {
-  const child = execa('node', [CLI, 'serve', '--store', 'sqlite', '--port', '0', '--data-dir', dataDir], {
-    cwd: PROJECT,
-    env: { RULES_API_KEYS: ENV_KEYS, RULES_LOG_LEVEL: 'info' },
-    reject: false,
-    all: true,
-  });
-  let all = '';
-  child.all!.setEncoding('utf8').on('data', (chunk: string) => (all += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`rules serve did not start within 90 s:\n${all}`)), 90_000);
-    child.all!.on('data', () => {
-      const m = /rules serve: listening on (http:\/\/\S+)/.exec(all);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    void child.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`rules serve exited early:\n${all}`));
-    });
-  });
-  return { url, process: child, output: () => all };
-}
+/** `rules serve --store sqlite` with request logs on (they are searched for raw keys too). */
+const start = (dataDir: string): Promise<Daemon> => serve({ args: ['--store', 'sqlite', '--data-dir', dataDir], env: { RULES_API_KEYS: ENV_KEYS, RULES_LOG_LEVEL: 'info' } });
 
 /** Every answer body, by request, so raw keys can be looked for in them afterwards. */
 const answers: { what: string; body: string }[] = [];
@@ -77,7 +49,7 @@ describe('rules serve --store sqlite', () => {
   });
 
   it('keeps every acknowledged write across SIGKILL, and never shows a raw key except at issuance', { timeout: 180_000 }, async () => {
-    const first = await serve(dataDir);
+    const first = await start(dataDir);
     daemons.push(first);
 
     const trial = await request(first, 'POST', '/v1/keys/trial', { body: { label: 'durability test' } });
@@ -106,7 +78,7 @@ describe('rules serve --store sqlite', () => {
     first.process.kill('SIGKILL');
     expect((await first.process).signal).toBe('SIGKILL');
 
-    const second = await serve(dataDir);
+    const second = await start(dataDir);
     daemons.push(second);
     const keys = (await request(second, 'GET', '/v1/admin/keys', { key: ADMIN_KEY })).json.data.keys as { id: string; status: string; runtime_revoked: boolean; source: string }[];
     expect(keys.find((k) => k.id === 'partner')).toMatchObject({ status: 'active', source: 'store' });

@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { execa, type ResultPromise } from 'execa';
+import { serve } from '../daemon.js';
 import { CLI } from '../paths.js';
 
 // `rules mcp` driven by the real SDK client over stdio, against a real `rules serve` daemon or a
@@ -27,27 +24,13 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** `rules serve` on a free port with an in-memory store; resolves once it says where it listens. */
+/** `rules serve` on a free port with an in-memory store. */
 export async function startDaemon(): Promise<Daemon> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'rules-mcp-daemon-'));
-  const daemon: ResultPromise = execa(process.execPath, [CLI, 'serve', '--store', 'memory', '--port', '0', '--data-dir', dataDir], {
-    env: { RULES_API_KEYS: DAEMON_KEYS, RULES_LOG_LEVEL: 'warn' },
-    reject: false,
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    daemon.stderr!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const listening = /rules serve: listening on (http:\/\/\S+)/.exec(seen);
-      if (listening) resolve(listening[1]);
-    });
-    void daemon.then((result) => reject(new Error(`rules serve exited (${result.exitCode}) before listening:\n${seen}`)));
-  });
+  const served = await serve({ args: ['--store', 'memory'], env: { RULES_API_KEYS: DAEMON_KEYS } });
   return {
-    url,
+    url: served.url,
     async stop() {
-      daemon.kill('SIGTERM');
-      await daemon;
+      await served.stop();
     },
   };
 }

@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { CLI, PROJECT } from '../paths.js';
+import { rmSync } from 'node:fs';
+import { serve } from '../daemon.js';
 
 // A real `rules serve` process (memory store, a free port) with an admin:analytics key and a
 // rules:read key; it needs the built CLI (dist/), which the global setup builds.
@@ -16,42 +13,18 @@ export interface RunningDaemon {
 }
 
 export async function startDaemon(): Promise<RunningDaemon> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'rules-pages-'));
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--store', 'memory', '--port', '0', '--data-dir', dataDir], {
-    cwd: PROJECT,
-    env: {
-      ...process.env,
-      RULES_LOG_LEVEL: 'warn',
-      RULES_API_KEYS: JSON.stringify([
-        { id: 'ops', key: OPS_KEY, scopes: ['admin:analytics'] },
-        { id: 'reader', key: READER_KEY, scopes: ['rules:read'] },
-      ]),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const served = await serve({
+    args: ['--store', 'memory'],
+    keys: [
+      { id: 'ops', key: OPS_KEY, scopes: ['admin:analytics'] },
+      { id: 'reader', key: READER_KEY, scopes: ['rules:read'] },
+    ],
   });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`rules serve did not start within 90 s:\n${stderr}`)), 90_000);
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      const m = /rules serve: listening on (http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`rules serve exited with ${code}:\n${stderr}`));
-    });
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
-    url,
+    url: served.url,
     async stop() {
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      await served.stop();
+      rmSync(served.dataDir, { recursive: true, force: true });
     },
   };
 }

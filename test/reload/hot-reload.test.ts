@@ -1,9 +1,9 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { CLI, PROJECT } from '../paths.js';
+import { serve } from '../daemon.js';
+import { PROJECT } from '../paths.js';
 
 // `rules serve --watch`: an edit to an encoding recompiles and swaps the package in place.
 
@@ -14,22 +14,8 @@ describe('rules serve --watch', () => {
     const base = mkdtempSync(path.join(tmpdir(), 'rules-reload-'));
     const root = path.join(base, 'rulespec');
     cpSync(path.join(PROJECT, 'rulespec'), root, { recursive: true });
-    const daemon = execa('node', [CLI, 'serve', '--watch', '--port', '0', '--store', 'memory', '--data-dir', path.join(base, 'data'), '--root', root], {
-      env: { RULES_LOG_LEVEL: 'warn', RULES_API_KEYS: JSON.stringify([{ id: 't', key: KEY, scopes: ['*'] }]) },
-      reject: false,
-    });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 20_000);
-      daemon.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
+    const daemon = await serve({ args: ['--watch', '--store', 'memory', '--data-dir', path.join(base, 'data'), '--root', root], keys: [{ id: 't', key: KEY, scopes: ['*'] }] });
+    const url = daemon.url;
     const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
     const detail = async () => ((await (await fetch(`${url}/v1/runtime/packages/us/snap`, { headers })).json()) as { data: { package: { runtime_id: string; sample_request: object } } }).data.package;
     const calc = async (request: object) => ((await (await fetch(`${url}/v1/calculate`, { method: 'POST', headers, body: JSON.stringify(request) })).json()) as { data: { outputs: { snap_allotment: number } } }).data.outputs.snap_allotment;
@@ -46,10 +32,7 @@ describe('rules serve --watch', () => {
     }
     expect(after.runtime_id).not.toBe(before.runtime_id);
     expect(await calc(after.sample_request)).toBe(allotmentBefore + 15);
-    expect(stderr).toMatch(/reloaded \d+ packages/);
-
-    daemon.kill('SIGTERM');
-    const done = await daemon;
-    expect(done.exitCode).toBe(0);
+    expect(daemon.output()).toMatch(/reloaded \d+ packages/);
+    expect(await daemon.stop()).toBe(0);
   }, 60_000);
 });

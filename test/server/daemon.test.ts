@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SqliteStore } from '../../server/store/sqlite.js';
+import { execa } from 'execa';
+import { cleanEnv, serve, type Served } from '../daemon.js';
 import { CLI } from '../paths.js';
 import { LAB, labRoot, SNAP_REQUEST, sleep, slowHousehold, UUID } from './lab.js';
 
@@ -20,50 +21,9 @@ const API_KEYS = JSON.stringify([
 
 const tempDir = (label: string) => mkdtempSync(path.join(tmpdir(), `rules-daemon-${label}-`));
 
-/** The test process environment without any RULES_* setting, plus `env`. */
-function cleanEnv(env: Record<string, string>): Record<string, string> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('RULES_') && v !== undefined)) as Record<string, string>;
-  return { ...base, RULES_LOG_LEVEL: 'warn', NO_COLOR: '1', ...env };
-}
+/** Start `rules serve` with these arguments and environment (RULES_* of the test process removed). */
+const start = (args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Served> => serve({ args, env, timeoutMs });
 
-interface Served {
-  proc: ResultPromise;
-  url: string;
-  /** Everything the daemon wrote to stderr so far. */
-  stderr(): string;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | undefined>;
-}
-
-/** Start `rules serve` and wait for its banner (`rules serve: listening on http://…`). */
-async function serve(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Served> {
-  const proc = execa('node', [CLI, 'serve', ...args], { env: cleanEnv(env), extendEnv: false, reject: false, buffer: { stdout: false } });
-  let err = '';
-  proc.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  let exited = false;
-  void proc.then(() => (exited = true));
-  const until = Date.now() + timeoutMs;
-  while (!/rules serve: get a trial key: .*\n/.test(err)) {
-    if (exited) throw new Error(`rules serve exited before listening:\n${err}`);
-    if (Date.now() > until) {
-      proc.kill('SIGKILL');
-      throw new Error(`rules serve did not start within ${timeoutMs} ms:\n${err}`);
-    }
-    await sleep(25);
-  }
-  const url = /rules serve: listening on (http:\/\/\S+)/.exec(err)?.[1];
-  if (!url) throw new Error(`no listening line in:\n${err}`);
-  return {
-    proc,
-    url,
-    stderr: () => err,
-    async stop() {
-      if (!exited) proc.kill('SIGTERM');
-      const result = await proc;
-      return result.exitCode;
-    },
-  };
-}
 
 const api = async (served: Served, method: string, url: string, key?: string, body?: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(`${served.url}${url}`, {
@@ -80,14 +40,14 @@ describe('rules serve --port 0 --data-dir <tmp> --store sqlite', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = tempDir('sqlite');
-    served = await serve(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite'], { RULES_API_KEYS: API_KEYS });
+    served = await start(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite'], { RULES_API_KEYS: API_KEYS });
   });
   afterAll(async () => {
     expect(await served?.stop()).toBe(0);
   });
 
   test('the start-up banner says where it listens, the runtime mode, how many packages, and how to get a trial key', () => {
-    const err = served.stderr();
+    const err = served.output();
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(Number(new URL(served.url).port)).toBeGreaterThan(0);
     expect(err).toMatch(/runtime compiled\b/);
@@ -158,7 +118,7 @@ describe('rules serve --port 0 --data-dir <tmp> --store sqlite', () => {
 describe('configuration through the RULES_* environment twins', () => {
   test('RULES_PORT, RULES_HOST, RULES_DATA_DIR, RULES_STORE, RULES_RUNTIME and RULES_ENVIRONMENT', async () => {
     const dataDir = tempDir('env');
-    const served = await serve([], {
+    const served = await start([], {
       RULES_PORT: '0',
       RULES_HOST: '127.0.0.1',
       RULES_DATA_DIR: dataDir,
@@ -169,7 +129,7 @@ describe('configuration through the RULES_* environment twins', () => {
     });
     try {
       expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(served.stderr()).toMatch(/runtime fixture\b/);
+      expect(served.output()).toMatch(/runtime fixture\b/);
       expect(existsSync(path.join(dataDir, 'rules.db'))).toBe(false); // memory store
       const version = await api(served, 'GET', '/v1/version');
       expect(version.body.data).toEqual({ api_version: '0.1.0', environment: 'staging' });
@@ -194,7 +154,7 @@ describe('configuration through the RULES_* environment twins', () => {
 
   test('--store memory reports durable false on job submission (and flags win over their twins)', async () => {
     const dataDir = tempDir('memory');
-    const served = await serve(['--port', '0', '--data-dir', dataDir, '--store', 'memory'], { RULES_API_KEYS: API_KEYS, RULES_STORE: 'sqlite', RULES_PORT: 'not-a-port' });
+    const served = await start(['--port', '0', '--data-dir', dataDir, '--store', 'memory'], { RULES_API_KEYS: API_KEYS, RULES_STORE: 'sqlite', RULES_PORT: 'not-a-port' });
     try {
       const job = await api(served, 'POST', '/v1/jobs/calculate', KEY.calc, { requests: [SNAP_REQUEST] });
       expect(job.status).toBe(202);
@@ -250,7 +210,7 @@ describe('SIGTERM while a job runs', () => {
     const TOTAL = 12;
     const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(1000) };
 
-    const first = await serve(args, env);
+    const first = await start(args, env);
     let jobId: string;
     let statusUrl: string;
     let seen: number;
@@ -274,7 +234,7 @@ describe('SIGTERM while a job runs', () => {
     } finally {
       expect(await first.stop()).toBe(0);
     }
-    expect(first.stderr()).toMatch(/stopped/);
+    expect(first.output()).toMatch(/stopped/);
 
     // what the first daemon left in the store: the entry running at SIGTERM finished and was recorded
     const store = SqliteStore.open(path.join(dataDir, 'rules.db'));
@@ -285,7 +245,7 @@ describe('SIGTERM while a job runs', () => {
     expect(left!.results.filter((r) => r !== null)).toHaveLength(left!.completed);
     expect(['running', 'succeeded']).toContain(left!.status);
 
-    const second = await serve(args, env);
+    const second = await start(args, env);
     try {
       let job;
       const until = Date.now() + 30_000;
@@ -304,7 +264,7 @@ describe('SIGTERM while a job runs', () => {
       for (const r of job.results) expect(r).toEqual({ status: 'ok', result: expect.objectContaining({ outputs: { slow_total: 1_000_000 } }) });
       // still bound to its key
       expect((await api(second, 'GET', statusUrl, KEY.all)).status).toBe(404);
-      if (left!.status === 'running') expect(second.stderr()).toMatch(/resumed 1 unfinished job/);
+      if (left!.status === 'running') expect(second.output()).toMatch(/resumed 1 unfinished job/);
     } finally {
       expect(await second.stop()).toBe(0);
     }
