@@ -6,12 +6,12 @@ import { registerMcp } from './commands/mcp.js';
 import { registerParity } from './commands/parity.js';
 import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
-import { packageVersion } from './version.js';
+import { PACKAGE_VERSION } from '../compiler/project.js';
 
 export function buildProgram(): Command {
   const program = new Command('rules')
     .description('Rules as code: compile, test and serve RuleSpec v1 encodings')
-    .version(packageVersion(), '-v, --version')
+    .version(PACKAGE_VERSION, '-v, --version')
     .showHelpAfterError('(run `rules --help` for usage)')
     .exitOverride();
   registerTest(program);

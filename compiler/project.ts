@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,3 +15,6 @@ export const PROJECT_ROOT = findProjectRoot();
 /** Our own encodings, served by default. */
 export const BUNDLED_ROOT = path.join(PROJECT_ROOT, 'rulespec');
 export const FIXTURES_DIR = path.join(PROJECT_ROOT, 'fixtures');
+
+/** This package's version (package.json), recorded in compiled output and shown by the CLI. */
+export const PACKAGE_VERSION = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -13,7 +13,8 @@ export function watchForReload(workspace: Workspace, out: string, mode: RuntimeM
     (files) => {
       for (const f of files) workspace.invalidate(f);
       const started = performance.now();
-      const manifest = writeOutputTree(out, workspace.build(), { compilerVersion: 'serve', durationMs: 0 });
+      const build = workspace.build();
+      const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started });
       swap(Catalog.load(out, mode));
       log(`reloaded ${manifest.packages.length} packages (${manifest.failures.length} failed) in ${Math.round(performance.now() - started)} ms`);
       for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);

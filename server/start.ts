@@ -61,7 +61,7 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
   }
   const started = performance.now();
   const build = workspace.build();
-  const manifest = writeOutputTree(out, build, { compilerVersion: 'serve', durationMs: performance.now() - started }, { fullSweep: true });
+  const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep: true });
   writeFileSync(stampFile, stamp);
   log(`compiled ${manifest.packages.length} packages (${manifest.failures.length} failed) from ${roots.join(', ')} in ${Math.round(performance.now() - started)} ms`);
   for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);

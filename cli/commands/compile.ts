@@ -8,7 +8,7 @@ import { Workspace } from '../../compiler/workspace.js';
 import { BUNDLED_ROOT } from '../../compiler/project.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { formatDuration, painter, ProgressLine } from '../output.js';
-import { packageVersion } from '../version.js';
+import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
 
@@ -90,7 +90,7 @@ function compileOnce(workspace: Workspace, out: string, options: CompileOptions,
     if (!options.json) progress.update(`compiling: ${phase} ${done}/${total}`);
   });
   progress.clear();
-  const manifest = writeOutputTree(out, build, { compilerVersion: packageVersion(), durationMs: performance.now() - started }, { fullSweep });
+  const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep });
   if (options.json) process.stdout.write(JSON.stringify(summary(manifest, out)) + '\n');
   else printHuman(manifest, out);
   return manifest;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { AdapterConfigError, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, readAdapterConfig } from '../../mcp/config.js';
 import { serveStdio } from '../../mcp/server.js';
 import { UsageError } from '../exit-codes.js';
-import { packageVersion } from '../version.js';
+import { PACKAGE_VERSION } from '../../compiler/project.js';
 
 // `rules mcp`: the Model Context Protocol adapter over stdio, forwarding to a Rules API.
 
@@ -28,6 +28,6 @@ stdout carries the protocol; diagnostics go to stderr.`,
         throw err;
       }
       process.stderr.write(`rules mcp: forwarding to ${config.baseUrl} (${config.apiKey ? 'with' : 'without'} an API key, timeout ${config.timeoutMs} ms)\n`);
-      await serveStdio(config, packageVersion());
+      await serveStdio(config, PACKAGE_VERSION);
     });
 }

@@ -38,7 +38,7 @@ function local(compiled: string | undefined, casesDir: string): ParityRun {
     scratch = mkdtempSync(path.join(tmpdir(), 'rules-parity-'));
     dir = path.join(scratch, 'compiled');
     const workspace = new Workspace([BUNDLED_ROOT], [path.join(BUNDLED_ROOT, 'programs')]);
-    writeOutputTree(dir, workspace.build(), { compilerVersion: 'parity', durationMs: 0 }, { fullSweep: true });
+    writeOutputTree(dir, workspace.build(), { durationMs: 0 }, { fullSweep: true });
   }
   try {
     const catalog = Catalog.load(path.resolve(dir), 'compiled');

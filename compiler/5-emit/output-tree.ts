@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import path from 'node:path';
 import { walkFiles } from '../2-resolve/source-tree.js';
 import { OUTPUT_FORMAT_VERSION } from '../4-package/package-types.js';
+import { PACKAGE_VERSION } from '../project.js';
 import type { Build } from '../workspace.js';
 import type { Manifest } from './manifest.js';
 
@@ -68,7 +69,7 @@ function referencedFiles(m: Manifest | undefined): Set<string> {
   return new Set([...m.packages.flatMap((p) => [p.package, p.graph]), ...m.index.shards.map((s) => s.file), m.index.programs]);
 }
 
-export function writeOutputTree(out: string, build: Build, meta: { compilerVersion: string; durationMs: number }, options: { fullSweep?: boolean } = {}): Manifest {
+export function writeOutputTree(out: string, build: Build, meta: { durationMs: number }, options: { fullSweep?: boolean } = {}): Manifest {
   mkdirSync(out, { recursive: true });
   const previous = readManifest(out);
   const packages = build.packages.map(({ pkg, graph, modules }) => {
@@ -100,7 +101,7 @@ export function writeOutputTree(out: string, build: Build, meta: { compilerVersi
   const programs = put(out, (sha) => `programs.${sha}.json`, build.programs);
   const manifest: Manifest = {
     format_version: OUTPUT_FORMAT_VERSION,
-    compiler: { name: 'rules', version: meta.compilerVersion },
+    compiler: { name: 'rules', version: PACKAGE_VERSION },
     compiled_at: new Date().toISOString(),
     duration_ms: Math.round(meta.durationMs),
     roots: build.roots.map((r) => ({ path: r.root, repo: r.repo, branch: r.branch, commit: r.commit })),

@@ -43,7 +43,7 @@ export function bundledOutput(): string {
   if (!compiled) {
     compiled = path.join(mkdtempSync(path.join(tmpdir(), 'rules-server-')), 'compiled');
     const ws = new Workspace([path.join(PROJECT, 'rulespec')], [path.join(PROJECT, 'rulespec', 'programs')]);
-    writeOutputTree(compiled, ws.build(), { compilerVersion: 'test', durationMs: 0 }, { fullSweep: true });
+    writeOutputTree(compiled, ws.build(), { durationMs: 0 }, { fullSweep: true });
   }
   return compiled;
 }

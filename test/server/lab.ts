@@ -93,7 +93,7 @@ export function labOutput(): string {
     labCompiled = path.join(path.dirname(root), 'compiled');
     const build = new Workspace([root], [path.join(root, 'programs')]).build();
     if (build.failures.length) throw new Error(`lab encodings do not compile: ${JSON.stringify(build.failures)}`);
-    writeOutputTree(labCompiled, build, { compilerVersion: 'test', durationMs: 0 }, { fullSweep: true });
+    writeOutputTree(labCompiled, build, { durationMs: 0 }, { fullSweep: true });
   }
   return labCompiled;
 }
