@@ -27,8 +27,10 @@ function inferDtype(info: InputInfo | undefined): string {
 
 const DEFAULTS: Record<string, unknown> = { Boolean: false, Decimal: 0, Money: 0, Rate: 0, Integer: 0, Count: 0 };
 
-function defaultFor(dtype: string, info: InputInfo | undefined, declared: DeclaredInput | undefined): unknown {
+function defaultFor(name: string, dtype: string, info: InputInfo | undefined, declared: DeclaredInput | undefined): unknown {
   if (declared) return declared.default;
+  // a size (household_size, assistance_unit_size, …) is at least 1: it has no sensible default
+  if (name.endsWith('_size')) return undefined;
   // a count used to index a table (household size) has no sensible default
   if (dtype === 'Integer' && info?.uses.has('integer')) return undefined;
   return DEFAULTS[dtype];
@@ -63,7 +65,7 @@ export function catalogueInputs(program: Program, mainEntity: string): InputCata
       legal_id: `${reader?.target ?? program.root.target}#input.${slot}`,
       required: false,
     };
-    const dflt = defaultFor(dtype, info, declared);
+    const dflt = defaultFor(slot, dtype, info, declared);
     if (dflt !== undefined) input.default = dflt;
     else input.required = true;
     if (declared?.unit) input.unit = declared.unit;

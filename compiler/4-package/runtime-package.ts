@@ -92,6 +92,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
 /** A guess for an input nobody gave an example for. */
 function guess(input: PackageEntity['inputs'][number], period: string): unknown {
   if (input.values?.length) return input.values[0];
+  if (input.name.endsWith('_size')) return 1;
   switch (input.dtype) {
     case 'Boolean':
       return false;
