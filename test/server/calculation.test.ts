@@ -4,6 +4,7 @@ import { MemoryStore } from '../../server/store/memory.js';
 import { type JobRecord, StoreUnavailableError } from '../../server/store/store.js';
 import { auth, KEYS, testApp, type TestApp } from './harness.js';
 import { CHAIN, expectError, expectOk, GENEROUS_KEYS, LAB, labOutput, SNAP_REQUEST, sleep, slowHousehold } from './lab.js';
+import type { CalculateResponse } from '../../server/calculation.js';
 
 // Rules API, "Calculation" (CalculateRequest, CalculateResponse, BatchResult, JobRecord) and
 // "Endpoints › Calculation": POST /v1/calculate, /v1/calculate/batch, /v1/jobs/calculate and
@@ -36,19 +37,10 @@ const single = (size: number, jurisdiction = 'us', extra: Record<string, unknown
 });
 const ratio = (divisor: number): CalculateRequest => ({ program_id: LAB.math, jurisdiction: LAB.jurisdiction, household: { facts: { divisor } }, variables: ['ratio'] });
 
-/** A JobRecord as GET /v1/jobs/{job_id} shows it. */
-interface ApiJob {
-  id: string;
-  status: 'pending' | 'running' | 'succeeded' | 'failed';
-  created_at: string;
-  started_at?: string;
-  finished_at?: string;
-  total: number;
-  completed: number;
-  api_key_id: string | null;
-  results?: ({ status: 'ok'; result: { jurisdiction: string; outputs: Record<string, unknown>; runtime: { mode: string }; warnings: string[] } } | { status: 'error'; error: { code: string; message: string } })[];
-  error?: string;
-}
+type EntryResult = { status: 'ok'; result: CalculateResponse } | { status: 'error'; error: { code: string; message: string } };
+
+/** A JobRecord as GET /v1/jobs/{job_id} shows it: no requests, results once succeeded. */
+type ApiJob = Omit<JobRecord, 'requests' | 'results'> & { results?: EntryResult[] };
 
 /** Poll a job until it leaves pending/running; returns every record seen. */
 async function pollUntilDone(url: string, app = t, key = KEYS.calc, timeoutMs = 20_000): Promise<ApiJob[]> {
