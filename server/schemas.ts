@@ -1,14 +1,10 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { CalculateRequestSchema, OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
+import { CalculateRequestSchema, dateTime, int, OUTPUT_SCHEMAS, str, strings } from '../compiler/5-emit/schemas.js';
 
 // Request and response schemas of the Rules API (JSON Schema 2020-12). The same objects
 // validate requests (Ajv) and appear in the served OpenAPI document.
 
-const str = { type: 'string' } as const;
-const strings = { type: 'array', items: str } as const;
-const int = { type: 'integer', minimum: 0 } as const;
-const dateTime = { type: 'string', format: 'date-time' } as const;
 const environment = { enum: ['local', 'dev', 'staging', 'production'] } as const;
 const depStatus = { enum: ['ready', 'degraded', 'unavailable'] } as const;
 

@@ -2,10 +2,12 @@
 // (RuntimePackageDetail, ProgramGraph, RuleDetail, SourceReference, ProgramSummary) are the same
 // objects the daemon's OpenAPI document uses: one source of truth.
 
-const str = { type: 'string' } as const;
-const nullableStr = { type: ['string', 'null'] } as const;
-const int = { type: 'integer', minimum: 0 } as const;
-const strings = { type: 'array', items: str } as const;
+// building blocks, shared with the API's schemas
+export const str = { type: 'string' } as const;
+export const nullableStr = { type: ['string', 'null'] } as const;
+export const int = { type: 'integer', minimum: 0 } as const;
+export const strings = { type: 'array', items: str } as const;
+export const dateTime = { type: 'string', format: 'date-time' } as const;
 
 export const CalculateRequestSchema = {
   $id: 'CalculateRequest',

@@ -1,14 +1,10 @@
 import { SCOPES } from '../auth/scopes.js';
 import { ajv } from '../schemas.js';
+import { dateTime, int, nullableStr, str, strings } from '../../compiler/5-emit/schemas.js';
 
 // Request and response schemas of key issuance and the admin routes (JSON Schema 2020-12),
 // registered with the shared validator and listed in the OpenAPI components.
 
-const str = { type: 'string' } as const;
-const strings = { type: 'array', items: str } as const;
-const count = { type: 'integer', minimum: 0 } as const;
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const nullableString = { type: ['string', 'null'] } as const;
 const keyStatus = { enum: ['active', 'revoked'] } as const;
 
 /** Error codes every key-protected route can answer (listed in each operation of the OpenAPI document). */
@@ -111,7 +107,7 @@ export const AuditEntrySchema = {
   $id: 'AuditEntry',
   type: 'object',
   required: ['at', 'action', 'target', 'actor', 'client', 'request_id'],
-  properties: { at: dateTime, action: str, target: str, actor: nullableString, client: nullableString, request_id: str, detail: { type: 'object' } },
+  properties: { at: dateTime, action: str, target: str, actor: nullableStr, client: nullableStr, request_id: str, detail: { type: 'object' } },
 } as const;
 
 export const AuditListSchema = {
@@ -125,7 +121,7 @@ export const UsageRowSchema = {
   $id: 'UsageRow',
   type: 'object',
   required: ['api_key_id', 'requests'],
-  properties: { api_key_id: str, requests: count },
+  properties: { api_key_id: str, requests: int },
 } as const;
 
 export const UsageReportSchema = {
@@ -137,7 +133,7 @@ export const UsageReportSchema = {
 
 const latencyBuckets = ['le_25ms', 'le_100ms', 'le_500ms', 'le_2000ms', 'gt_2000ms'];
 const authEvents = ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_misconfigured'];
-const counts = (names: string[]) => ({ type: 'object', required: names, properties: Object.fromEntries(names.map((n) => [n, count])) });
+const counts = (names: string[]) => ({ type: 'object', required: names, properties: Object.fromEntries(names.map((n) => [n, int])) });
 
 export const AnalyticsSnapshotSchema = {
   $id: 'AnalyticsSnapshot',
@@ -147,9 +143,9 @@ export const AnalyticsSnapshotSchema = {
     instance_id: str,
     collected_since: dateTime,
     generated_at: dateTime,
-    totals: { type: 'object', required: ['requests', 'by_status'], properties: { requests: count, by_status: { type: 'object', additionalProperties: count } } },
+    totals: { type: 'object', required: ['requests', 'by_status'], properties: { requests: int, by_status: { type: 'object', additionalProperties: int } } },
     auth_events: counts(authEvents),
-    store_errors: count,
+    store_errors: int,
     routes: {
       type: 'array',
       items: {
@@ -157,10 +153,10 @@ export const AnalyticsSnapshotSchema = {
         required: ['route', 'requests', 'success', 'client_errors', 'server_errors', 'avg_duration_ms', 'max_duration_ms', 'latency_buckets'],
         properties: {
           route: str,
-          requests: count,
-          success: count,
-          client_errors: count,
-          server_errors: count,
+          requests: int,
+          success: int,
+          client_errors: int,
+          server_errors: int,
           avg_duration_ms: { type: 'number' },
           max_duration_ms: { type: 'number' },
           latency_buckets: counts(latencyBuckets),
@@ -169,7 +165,7 @@ export const AnalyticsSnapshotSchema = {
     },
     keys: {
       type: 'array',
-      items: { type: 'object', required: ['api_key_id', 'requests', 'rate_limited', 'last_used_at'], properties: { api_key_id: str, requests: count, rate_limited: count, last_used_at: str } },
+      items: { type: 'object', required: ['api_key_id', 'requests', 'rate_limited', 'last_used_at'], properties: { api_key_id: str, requests: int, rate_limited: int, last_used_at: str } },
     },
   },
 } as const;
@@ -198,7 +194,7 @@ export const KillSwitchStateSchema = {
       items: {
         type: 'object',
         required: ['switch', 'engaged', 'reason', 'changed_at', 'changed_by'],
-        properties: { switch: { enum: KILL_SWITCHES }, engaged: { type: 'boolean' }, reason: nullableString, changed_at: { type: ['string', 'null'], format: 'date-time' }, changed_by: nullableString },
+        properties: { switch: { enum: KILL_SWITCHES }, engaged: { type: 'boolean' }, reason: nullableStr, changed_at: { type: ['string', 'null'], format: 'date-time' }, changed_by: nullableStr },
       },
     },
   },
@@ -228,8 +224,8 @@ export const ValidationRunRequestSchema = {
     kind: { type: 'string', minLength: 1, maxLength: 120 },
     rows: { type: 'array', items: { $ref: 'ValidationRow' } },
     cases: { type: 'array', items: { $ref: 'ValidationCase' } },
-    api_version: nullableString,
-    base_url: nullableString,
+    api_version: nullableStr,
+    base_url: nullableStr,
     model_versions: { type: ['object', 'null'] },
   },
 } as const;
@@ -241,8 +237,8 @@ const validationSummaryProperties = {
   kind: str,
   recorded_at: dateTime,
   contract_hash: { type: 'string', description: 'sha256 prefix of the OpenAPI document served when the run was recorded.' },
-  api_version: nullableString,
-  base_url: nullableString,
+  api_version: nullableStr,
+  base_url: nullableStr,
   model_versions: { type: ['object', 'null'] },
   totals: validationTotals,
   avg_case_latency_ms: { type: ['integer', 'null'] },
