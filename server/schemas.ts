@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { CalculateRequestSchema, dateTime, int, OUTPUT_SCHEMAS, str, strings } from '../compiler/5-emit/schemas.js';
+import { CalculateRequestSchema, dateTime, int, nullableStr, OUTPUT_SCHEMAS, str, strings } from '../compiler/5-emit/schemas.js';
 
 // Request and response schemas of the Rules API (JSON Schema 2020-12). The same objects
 // validate requests (Ajv) and appear in the served OpenAPI document.
@@ -153,7 +153,7 @@ export const JobRecordSchema = {
     finished_at: dateTime,
     total: int,
     completed: int,
-    api_key_id: { type: ['string', 'null'] },
+    api_key_id: nullableStr,
     results: { type: 'array', items: { $ref: 'BatchResult' } },
     error: str,
   },
@@ -170,7 +170,7 @@ export const ParityCaseSchema = {
     runtime_supported: { type: 'boolean' },
     axiom_request: { $ref: 'CalculateRequest' },
     expected_axiom_outputs: { type: 'object', additionalProperties: true },
-    description: { type: ['string', 'null'] },
+    description: nullableStr,
     variables: strings,
     trace_variables: strings,
     notes: strings,
@@ -190,7 +190,7 @@ export const ParityRunResultSchema = {
     program_id: str,
     jurisdiction: str,
     status: { enum: ['matching', 'different', 'errored'] },
-    description: { type: ['string', 'null'] },
+    description: nullableStr,
     outputs: { type: 'object' },
     expected_outputs: { type: 'object' },
     trace_outputs: { type: 'object' },

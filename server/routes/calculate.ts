@@ -1,3 +1,4 @@
+import { str } from '../../compiler/5-emit/schemas.js';
 import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
 import { runCalculation, runEntry } from '../calculation.js';
 import { ApiError } from '../errors.js';
@@ -85,7 +86,7 @@ export const calculateRoutes = defineRoutes(
       schema: {
         type: 'object',
         required: ['job_id', 'status', 'total', 'status_url', 'durable'],
-        properties: { job_id: { type: 'string' }, status: { enum: ['pending', 'running', 'succeeded', 'failed'] }, total: { type: 'integer' }, status_url: { type: 'string' }, durable: { type: 'boolean' } },
+        properties: { job_id: str, status: { enum: ['pending', 'running', 'succeeded', 'failed'] }, total: { type: 'integer' }, status_url: str, durable: { type: 'boolean' } },
       },
     },
     errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', 'store_unavailable', ...AUTH_ERRORS],

@@ -1,3 +1,4 @@
+import { strings } from '../../compiler/5-emit/schemas.js';
 import type { FastifyRequest } from 'fastify';
 import { composeGraph, FocusError } from '../../compiler/4-package/compose-graph.js';
 import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
@@ -152,7 +153,7 @@ export const discoveryRoutes = defineRoutes(
     success: {
       status: 200,
       description: '`{graph, files, truncated}`',
-      schema: { type: 'object', required: ['graph', 'files', 'truncated'], properties: { graph: { $ref: 'ProgramGraph' }, files: { type: 'array', items: { type: 'string' } }, truncated: { type: 'boolean' } } },
+      schema: { type: 'object', required: ['graph', 'files', 'truncated'], properties: { graph: { $ref: 'ProgramGraph' }, files: strings, truncated: { type: 'boolean' } } },
     },
     errors: ['invalid_request', 'not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {

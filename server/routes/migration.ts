@@ -1,3 +1,4 @@
+import { nullableStr } from '../../compiler/5-emit/schemas.js';
 import { runCalculation } from '../calculation.js';
 import { ApiError } from '../errors.js';
 import { runMigration, toMigrationError } from '../migration.js';
@@ -24,7 +25,7 @@ export const migrationRoutes = defineRoutes({
     schema: {
       type: 'object',
       required: ['status', 'message', 'result', 'sidecar'],
-      properties: { status: { const: 'ok' }, message: { type: ['string', 'null'] }, result: { type: 'object' }, sidecar: { type: 'object' } },
+      properties: { status: { const: 'ok' }, message: nullableStr, result: { type: 'object' }, sidecar: { type: 'object' } },
     },
   },
   errors: ['invalid_request', 'payload_too_large', 'unsupported_program', 'runtime_error', ...AUTH_ERRORS],

@@ -1,3 +1,4 @@
+import { nullableStr, str } from '../../compiler/5-emit/schemas.js';
 import { runCalculation } from '../calculation.js';
 import { loadParityCases, parityCaseView, parityDir, runParity } from '../parity.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
@@ -45,7 +46,7 @@ export const parityRoutes = defineRoutes(
           results: { type: 'array', items: { $ref: 'ParityRunResult' } },
           skipped_cases: {
             type: 'array',
-            items: { type: 'object', required: ['id', 'description', 'program_id', 'jurisdiction', 'reason'], properties: { id: { type: 'string' }, description: { type: ['string', 'null'] }, program_id: { type: 'string' }, jurisdiction: { type: 'string' }, reason: { type: 'string' } } },
+            items: { type: 'object', required: ['id', 'description', 'program_id', 'jurisdiction', 'reason'], properties: { id: str, description: nullableStr, program_id: str, jurisdiction: str, reason: str } },
           },
         },
       },

@@ -1,3 +1,4 @@
+import { strings } from '../../compiler/5-emit/schemas.js';
 import type { FastifyRequest } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -106,7 +107,7 @@ export const ruleRoutes = defineRoutes(
       schema: {
         type: 'object',
         required: ['rule', 'dependencies', 'dependents'],
-        properties: { rule: { $ref: 'RuleSummary' }, dependencies: { type: 'array', items: { type: 'string' } }, dependents: { type: 'array', items: { type: 'string' } } },
+        properties: { rule: { $ref: 'RuleSummary' }, dependencies: strings, dependents: strings },
       },
     },
     errors: ['not_found', ...AUTH_ERRORS],
