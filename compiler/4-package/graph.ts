@@ -6,6 +6,12 @@ import type { GraphRule, ProgramGraph } from './package-types.js';
 
 export function programGraph(program: Program, ownOutputIds: string[]): ProgramGraph {
   const inputId = (slot: string, module: string) => `${module}#input.${slot}`;
+  // a table keyed by a slot its own module never reads (`indexed_by` only) depends on the
+  // slot as the modules that read it name it
+  const tableKeyId = (slot: string, module: string) => {
+    const readers = [...(program.inputs.get(slot)?.readers ?? [])];
+    return inputId(slot, readers.length && !readers.some((m) => m.target === module) ? readers[0].target : module);
+  };
   const rules: GraphRule[] = [];
   for (const r of program.rules) {
     const latest = r.versions[r.versions.length - 1];
@@ -39,7 +45,7 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
       source: p.decl.source ?? null,
       sourceUrl: p.decl.sourceUrl ?? null,
       ruleDeps: [],
-      inputDeps: p.indexedBy ? [inputId(p.indexedBy, p.origin.target)] : [],
+      inputDeps: p.indexedBy ? [tableKeyId(p.indexedBy, p.origin.target)] : [],
       relationDeps: [],
       formula: p.decl.versions.find((v) => v.formula)?.formula?.text ?? null,
     });

@@ -147,9 +147,9 @@ describe('composeGraph over rulespec/', () => {
   });
 
   test('a leaf rule focus is just that rule and its inputs', () => {
-    const { graph, files } = composeGraph(tree, 'us:statutes/7/2014/e#snap_gross_income');
-    expect(graph.rules.map((r) => r.legalId)).toEqual(['us:statutes/7/2014/e#snap_gross_income']);
-    expect(graph.rules[0].inputDeps.sort()).toEqual(['us:statutes/7/2014/e#input.snap_earned_income', 'us:statutes/7/2014/e#input.snap_unearned_income']);
+    const { graph, files } = composeGraph(tree, 'us:statutes/7/2014/e#snap_child_support_income_exclusion');
+    expect(graph.rules.map((r) => r.legalId)).toEqual(['us:statutes/7/2014/e#snap_child_support_income_exclusion']);
+    expect(graph.rules[0].inputDeps.sort()).toEqual(['us:statutes/7/2014/e#input.snap_child_support_paid', 'us:statutes/7/2014/e#input.snap_state_excludes_child_support_paid']);
     expect(files).toEqual(['us:statutes/7/2014/e']);
   });
 
