@@ -6,6 +6,7 @@ import { registerMcp } from './commands/mcp.js';
 import { registerParity } from './commands/parity.js';
 import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
+import { registerValidate } from './commands/validate.js';
 import { PACKAGE_VERSION } from '../compiler/project.js';
 
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerCompile(program);
   registerServe(program);
   registerParity(program);
+  registerValidate(program);
   registerKeys(program);
   registerMcp(program);
   return program;

@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
-import { Workspace } from '../../compiler/workspace.js';
 import { runCalculation } from '../../server/calculation.js';
 import { loadParityCases, PARITY_DIR, type ParityRun, runParity } from '../../server/parity.js';
-import { Catalog } from '../../server/runtime/catalog.js';
-import { BUNDLED_ROOT } from '../../compiler/project.js';
+import { withLocalCatalog } from '../local-catalog.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { painter } from '../output.js';
 
@@ -31,21 +25,8 @@ async function remote(url: string, key: string): Promise<ParityRun> {
   return body.data;
 }
 
-function local(compiled: string | undefined, casesDir: string): ParityRun {
-  let dir = compiled;
-  let scratch: string | undefined;
-  if (!dir) {
-    scratch = mkdtempSync(path.join(tmpdir(), 'rules-parity-'));
-    dir = path.join(scratch, 'compiled');
-    const workspace = new Workspace([BUNDLED_ROOT], [path.join(BUNDLED_ROOT, 'programs')]);
-    writeOutputTree(dir, workspace.build(), { durationMs: 0 }, { fullSweep: true });
-  }
-  try {
-    const catalog = Catalog.load(path.resolve(dir), 'compiled');
-    return runParity(loadParityCases(casesDir), catalog, (r) => runCalculation(catalog, r, 30_000));
-  } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }
+function local(compiled: string | undefined, casesDir: string): Promise<ParityRun> {
+  return withLocalCatalog(compiled, (catalog) => runParity(loadParityCases(casesDir), catalog, (r) => runCalculation(catalog, r, 30_000)));
 }
 
 function printHuman(run: ParityRun): void {
@@ -85,7 +66,7 @@ export function registerParity(program: Command): void {
         if (!key) throw new UsageError('--url needs --key (or RULES_API_KEY) with the admin:parity scope');
         run = await remote(options.url, key);
       } else {
-        run = local(options.compiled, options.cases ?? PARITY_DIR);
+        run = await local(options.compiled, options.cases ?? PARITY_DIR);
       }
       if (options.json) process.stdout.write(JSON.stringify(run) + '\n');
       else printHuman(run);

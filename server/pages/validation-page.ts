@@ -7,7 +7,7 @@ import { VALIDATION_SCRIPT } from './validation-script.js';
 const BODY = `<main class="dash">
 <header>
 <h1>Validation runs</h1>
-<p class="muted">Parity and drift results published with <code>POST /v1/admin/validation/runs</code>. <a href="/docs">API reference</a></p>
+<p class="muted">Parity and drift results published with <code>rules validate --publish</code> or <code>POST /v1/admin/validation/runs</code>. <a href="/docs">API reference</a></p>
 </header>
 <section class="panel" aria-labelledby="key-heading">
 <h2 id="key-heading">API key</h2>
@@ -77,6 +77,7 @@ svg g.run.selected .hit { fill: var(--code); stroke: var(--link); stroke-width: 
 .facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.2em 1em; margin: 0 0 0.8em; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
+.cases { margin: 0; padding-left: 1.1em; }
 .badge { display: inline-block; padding: 0.05em 0.5em; border-radius: 999px; font-size: 0.85em; border: 1px solid currentColor; white-space: nowrap; }
 .st-parity_match, .st-covered { color: var(--ok); }
 .st-parity_diff { color: var(--bad); }

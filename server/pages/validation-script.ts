@@ -209,6 +209,15 @@ export const VALIDATION_SCRIPT = String.raw`
     }
   }
 
+  function describeCase(w) {
+    if (!w || typeof w !== 'object') return shown(w);
+    const ours = 'ours' in w ? w.ours : w.current;
+    const other = 'reference' in w ? 'reference ' + shown(w.reference) : 'before ' + shown(w.previous);
+    const delta = typeof w.delta === 'number' ? ' (' + (w.delta > 0 ? '+' : '') + w.delta + ')' : '';
+    const why = Array.isArray(w.departures) && w.departures.length ? ' · ' + w.departures.join(', ') : '';
+    return shown(w.case) + ': ours ' + shown(ours) + ', ' + other + delta + why;
+  }
+
   function drawRun(run) {
     $('run-title').textContent = 'Run ' + run.id;
     const facts = [
@@ -229,6 +238,9 @@ export const VALIDATION_SCRIPT = String.raw`
     const body = rows.map((row) => el('tr', {}, columns.map((c) => {
       const value = row ? row[c] : undefined;
       if (c === 'status') return el('td', {}, [el('span', { class: 'badge st-' + (STATUSES.includes(value) ? value : 'other'), text: shown(value) })]);
+      if (c === 'match_rate' && typeof value === 'number') return el('td', { class: 'num', text: (value * 100).toFixed(1) + ' %' });
+      // rules validate lists the worst differences (and values that moved) per variable
+      if ((c === 'worst' || c === 'changed') && Array.isArray(value)) return el('td', {}, [el('ul', { class: 'cases' }, value.map((w) => el('li', { class: 'mono', text: describeCase(w) })))]);
       return el('td', { class: c === 'variable' ? 'mono' : typeof value === 'number' ? 'num' : '', text: shown(value) });
     })));
     if (!rows.length) body.push(el('tr', {}, [el('td', { colspan: String(columns.length), class: 'muted', text: 'This run has no rows.' })]));

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { ApiError } from '../errors.js';
 import type { ValidationRun } from '../store/store.js';
 import { VALIDATION_STATUSES } from './admin-schemas.js';
 import { AUTH_ERRORS } from './route.js';
-import { FIXTURES_DIR } from '../../compiler/project.js';
+import { buildLedger, referenceFiles } from '../migration/ledger.js';
+import { POLICYENGINE_US_SNAP } from '../migration/policyengine-us-snap.js';
+import { REFERENCE_DIR } from '../migration/reference.js';
 import { contractHash } from '../openapi.js';
 import { defineRoutes } from './route.js';
 
@@ -48,24 +48,6 @@ function averageCaseLatency(cases: { latency_ms?: number }[]): number | null {
 }
 
 const summaryOf = ({ rows: _rows, cases: _cases, ...summary }: ValidationRun) => summary;
-
-/** Partner demand data, when a deployment bundles it: the project's fixtures/migration/ledger.json. */
-const LEDGER_FILE = path.join(FIXTURES_DIR, 'migration', 'ledger.json');
-
-/** The ledger at `file` (a JSON object); 404 `not_found` when the file is absent. */
-export async function readLedger(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('not_found', 'no migration ledger: partner demand data is not bundled in this deployment');
-    throw err;
-  }
-  const ledger: unknown = JSON.parse(text);
-  if (!ledger || typeof ledger !== 'object' || Array.isArray(ledger)) throw new Error(`${file} must hold a JSON object`);
-  return ledger as Record<string, unknown>;
-}
-
 
 const ROW_FORMAT =
   'Each row is `{variable, status, ...}` (further properties are kept): `status` is `parity_match` or `parity_diff` (the output agreed or disagreed with the reference engine), `drift_diff` (it changed since an earlier run), `uncovered` (the service cannot compute it) or `covered` (computed, nothing to compare). Totals are derived from the rows: `variables` counts distinct variables; `parity_match`, `parity_diff`, `drift_diff` and `uncovered` count rows with that status; `covered` counts variables with at least one row that is not `uncovered`. Each case may carry `latency_ms`; `avg_case_latency_ms` is their rounded mean (null without any).';
@@ -137,9 +119,14 @@ export const validationRoutes = defineRoutes(
     scope: 'admin:analytics',
     tag: 'admin',
     summary: 'The migration ledger: demanded variables, their mapping status, demand weights, covered states',
-    description: 'Served from partner demand data bundled with the deployment; 404 `not_found` when none is bundled.',
-    success: { status: 200, description: 'The ledger (an open object)', schema: { type: 'object' } },
+    description:
+      'Built from the partner demand data bundled with the deployment (the reference households of `fixtures/validation/`): every external variable their households request (`direction: output`) or send (`input`), `status` `mapped` (a mapping table answers or reads it, or deliberately leaves it unused, with a `note` saying why) or `awaiting`, `demand_weight` (the share of households using it), `maps_to` (our package outputs or inputs); `states` lists each state table with its package (`covered` or `no package`). 404 `not_found` when no demand data is bundled.',
+    success: { status: 200, description: 'The ledger (an open object): `{engine, engine_version, period, source, totals, variables, states, covered_states}`', schema: { type: 'object' } },
     errors: ['not_found', ...AUTH_ERRORS],
-    handler: async () => readLedger(LEDGER_FILE),
+    handler: async (ctx) => {
+      const files = referenceFiles(REFERENCE_DIR);
+      if (!files.length) throw new ApiError('not_found', 'no migration ledger: partner demand data is not bundled in this deployment');
+      return buildLedger(files, POLICYENGINE_US_SNAP, ctx.catalog());
+    },
   },
 );

@@ -1,7 +1,7 @@
 import { nullableStr } from '../../compiler/5-emit/schemas.js';
 import { runCalculation } from '../calculation.js';
 import { ApiError } from '../errors.js';
-import { runMigration, toMigrationError } from '../migration.js';
+import { runMigration, toMigrationError } from '../migration/run.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // POST /v1/household/{country_id}/calculate: the migration-only endpoint (compat:external).
@@ -34,7 +34,7 @@ export const migrationRoutes = defineRoutes({
     if (country_id !== 'us') throw new ApiError('invalid_request', `unsupported country \`${country_id}\` (only \`us\`)`);
     const catalog = ctx.catalog();
     try {
-      const out = runMigration(request.body, catalog, (r) => runCalculation(catalog, r, ctx.config.calculateTimeoutMs));
+      const out = runMigration(request.body, catalog, { calculate: (r) => runCalculation(catalog, r, ctx.config.calculateTimeoutMs) });
       const first = out.packages[0];
       return {
         status: 'ok',
@@ -49,7 +49,8 @@ export const migrationRoutes = defineRoutes({
           period: out.periods[0] ?? null,
           computed: out.computed,
           unsupported: out.unsupported,
-          warnings: [...new Set(out.warnings)],
+          ignored_inputs: out.ignored_inputs,
+          warnings: out.warnings,
         },
       };
     } catch (err) {

@@ -634,10 +634,10 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect(await t.store.validationRuns()).toEqual([]);
     });
 
-    it('answers 404 for the migration ledger while no partner demand data is bundled', async () => {
+    it('answers the migration ledger built from the bundled partner demand data', async () => {
       const res = await call('GET', '/v1/admin/validation/migration', { key: KEYS.admin });
-      expect(res.statusCode).toBe(404);
-      expect(res.json().error.code).toBe('not_found');
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data).toMatchObject({ engine: 'policyengine-us', covered_states: ['CO', 'NY', 'CA'] });
     });
 
     it('answers 503 when the store is unreachable', async () => {

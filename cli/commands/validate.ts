@@ -1,0 +1,122 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { POLICYENGINE_US_SNAP } from '../../server/migration/policyengine-us-snap.js';
+import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
+import { withLocalCatalog } from '../local-catalog.js';
+import { collect } from '../options.js';
+import { ProgressLine } from '../output.js';
+import { compare, comparedVariables } from '../validate/compare.js';
+import { POLICYENGINE_DEPARTURES } from '../validate/departures.js';
+import { previousLocal, previousPublished, publish, runPayload, saveLocal } from '../validate/publish.js';
+import { DEFAULT_REFERENCE, loadReferences, ReferenceFileError } from '../../server/migration/reference.js';
+import { renderReport } from '../validate/report.js';
+import { localRunner, remoteRunner, type CaseOutcome, type Runner } from '../validate/runner.js';
+
+// `rules validate`: run an external engine's reference households through the migration
+// endpoint's mapping and our packages (in-process or on a daemon), compare every mapped
+// variable with the recorded values, explain each difference, and optionally publish the run
+// to a daemon's validation history (/docs/validation).
+
+interface ValidateOptions {
+  reference?: string[];
+  compiled?: string;
+  url?: string;
+  key?: string;
+  tolerance: string;
+  publish?: string;
+  kind?: string;
+  worst: string;
+  dataDir: string;
+  json?: boolean;
+}
+
+function number(flag: string, raw: string, min: number): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number of at least ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description("compare our answers with an external engine's recorded values for reference households (a validation run)")
+    .option('--reference <file>', `reference households with recorded values; repeatable (default: ${path.relative(process.cwd(), DEFAULT_REFERENCE) || DEFAULT_REFERENCE})`, collect)
+    .option('--compiled <dir>', 'compiled output to calculate with (default: compile the bundled encodings)')
+    .option('--url <url>', "calculate on a daemon's migration endpoint instead (POST /v1/household/us/calculate)")
+    .option('--key <key>', 'API key for --url (compat:external) and --publish (admin:analytics); or RULES_API_KEY')
+    .option('--tolerance <dollars>', 'largest difference in an amount that still matches', '2')
+    .option('--publish <url>', 'record the run on this daemon (POST /v1/admin/validation/runs)')
+    .option('--kind <name>', 'the run kind recorded with --publish (default: the reference engine, e.g. policyengine-us)')
+    .option('--worst <n>', 'how many of the worst differences to show', '10')
+    .option('--data-dir <dir>', 'where the last local run is kept to detect drift (RULES_DATA_DIR)', process.env.RULES_DATA_DIR ?? '.rules')
+    .option('--json', 'print {summary, rows, cases, departures, run} as JSON')
+    .addHelpText(
+      'after',
+      `
+Rows follow the validation-run format: per variable parity_match (every household within the
+tolerance), parity_diff, uncovered (we cannot compute it), and drift_diff when our values moved
+since the previous run of the same kind. Exit status: 0 every compared value matches, 1 a value
+differs, cannot be computed or a household fails, 2 usage error.`,
+    )
+    .action(async (options: ValidateOptions) => {
+      if (options.url && options.compiled) throw new UsageError('use either --compiled or --url, not both');
+      const tolerance = number('--tolerance', options.tolerance, 0);
+      const worst = number('--worst', options.worst, 0);
+      const key = options.key ?? process.env.RULES_API_KEY;
+      if ((options.url || options.publish) && !key) throw new UsageError(`${options.url ? '--url' : '--publish'} needs --key (or RULES_API_KEY)`);
+      const refs = (() => {
+        try {
+          return loadReferences(options.reference?.length ? options.reference : [DEFAULT_REFERENCE]);
+        } catch (err) {
+          if (err instanceof ReferenceFileError) throw new UsageError(`--reference ${err.message}`);
+          throw err;
+        }
+      })();
+      const kind = options.kind ?? refs.engine;
+      const warn = (m: string) => process.stderr.write(`rules validate: warning: ${m}\n`);
+      const tables = POLICYENGINE_US_SNAP;
+      const variables = comparedVariables(refs, tables).filter((v) => tables.some((t) => t.outputs.some((o) => o.variable === v)));
+
+      const execute = async (runner: Runner) => {
+        const progress = new ProgressLine();
+        const outcomes: CaseOutcome[] = [];
+        for (const [i, c] of refs.cases.entries()) {
+          outcomes.push(await runner.run(c, variables, refs.period));
+          const done = (i + 1) / refs.cases.length;
+          progress.update(`validating [${'='.repeat(Math.round(done * 30)).padEnd(30)}] ${i + 1}/${refs.cases.length} ${c.id}`);
+        }
+        progress.clear();
+        const previous = options.publish ? await previousPublished(options.publish, key!, kind) : previousLocal(options.dataDir, kind, warn);
+        const validation = await compare(refs, outcomes, { tables, tolerance, departures: POLICYENGINE_DEPARTURES, runner, period: refs.period, previous });
+        return { validation, runtimes: [...new Set(outcomes.flatMap((o) => o.runtime_ids))].sort(), source: runner.source };
+      };
+      const { validation, runtimes, source } = options.url
+        ? await execute(remoteRunner(options.url, key!))
+        : await withLocalCatalog(options.compiled, (catalog) => execute(localRunner(catalog, options.compiled ? `compiled output ${options.compiled}` : 'the bundled encodings, compiled for this run')));
+
+      const payload = runPayload(validation, refs, { kind, baseUrl: options.url ?? null, runtimes }, warn);
+      const published = options.publish ? await publish(options.publish, key!, payload) : undefined;
+      if (!options.publish) saveLocal(options.dataDir, payload);
+      const compared = validation.rows.filter((r) => r.status !== 'drift_diff');
+      const failed = compared.some((r) => r.status !== 'parity_match') || validation.cases.some((c) => c.status !== 'match' || c.uncovered.length);
+      if (options.json) {
+        const summary = {
+          households: validation.cases.length,
+          matching: validation.cases.filter((c) => c.status === 'match').length,
+          different: validation.cases.filter((c) => c.status === 'differ').length,
+          errored: validation.cases.filter((c) => c.status === 'error').length,
+          main: validation.main,
+          by_set: validation.by_set,
+          reference: { engine: refs.engine, version: refs.engine_version, period: refs.period },
+          runtimes,
+          tolerance,
+          ...(published ? { published: { ...published, url: options.publish } } : {}),
+        };
+        process.stdout.write(JSON.stringify({ summary, rows: validation.rows, cases: validation.cases, departures: validation.departures.map(({ applies: _a, ...d }) => d), run: payload }) + '\n');
+      } else {
+        process.stdout.write(renderReport(validation, refs, { source, runtimes, tolerance, worst }));
+        if (published) process.stdout.write(`published ${published.id} to ${options.publish} (GET /v1/admin/validation/runs/${published.id}; dashboard /docs/validation)\n`);
+      }
+      process.exitCode = failed ? EXIT_FAILURES : EXIT_OK;
+    });
+}

@@ -1,0 +1,26 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
+import { BUNDLED_ROOT } from '../compiler/project.js';
+import { Workspace } from '../compiler/workspace.js';
+import { Catalog } from '../server/runtime/catalog.js';
+
+// Commands that calculate in-process (parity, validate) run on a compiled output tree: the one
+// given with --compiled, or the bundled encodings compiled into a scratch folder for the run.
+
+export async function withLocalCatalog<T>(compiled: string | undefined, use: (catalog: Catalog) => T | Promise<T>): Promise<T> {
+  let dir = compiled;
+  let scratch: string | undefined;
+  if (!dir) {
+    scratch = mkdtempSync(path.join(tmpdir(), 'rules-local-'));
+    dir = path.join(scratch, 'compiled');
+    const workspace = new Workspace([BUNDLED_ROOT], [path.join(BUNDLED_ROOT, 'programs')]);
+    writeOutputTree(dir, workspace.build(), { durationMs: 0 }, { fullSweep: true });
+  }
+  try {
+    return await use(Catalog.load(path.resolve(dir), 'compiled'));
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,242 @@
+import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
+import type { CalculateResponse } from '../calculation.js';
+import { ApiError } from '../errors.js';
+import type { Catalog } from '../runtime/catalog.js';
+import { applyTable, refOf, WireValueError } from './apply-table.js';
+import type { MappingTable, OutputMapping } from './mapping.js';
+import { POLICYENGINE_US_SNAP } from './policyengine-us-snap.js';
+import { ENTITY_GROUPS, isObj, membersOf, periodOf, STRUCTURAL_KEYS, valueIn, type EntityGroup, type WireHousehold } from './wire.js';
+
+// The migration-only household endpoint: an external engine's household (PolicyEngine-US's
+// wire format) computed by our state SNAP packages through the mapping tables. Every null
+// value is a request; every other value is an input, and an input no table uses is reported
+// in `ignored_inputs`, so nothing is dropped in silence.
+
+export class MigrationError extends Error {
+  constructor(
+    readonly status: 400 | 422 | 502,
+    message: string,
+    readonly sidecar?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export interface WireRef {
+  entity_group: string;
+  entity_id: string;
+  variable: string;
+}
+export interface Computed extends WireRef {
+  period: string;
+  value: unknown;
+}
+export interface Unsupported extends WireRef {
+  period: string;
+  reason: string;
+}
+export interface IgnoredInput extends WireRef {
+  reason: string;
+}
+
+export interface MigrationResult {
+  result: WireHousehold;
+  computed: Computed[];
+  unsupported: Unsupported[];
+  ignored_inputs: IgnoredInput[];
+  warnings: string[];
+  packages: { program_id: string; jurisdiction: string; runtime_id: string }[];
+  periods: string[];
+  /** Per calculated unit and month: the package's full answer and the request it came from. */
+  calculations: { unit: string; month: string; request: CalculateRequest; response: CalculateResponse }[];
+}
+
+const STATE_NAMES: Record<string, string> = {
+  alabama: 'AL', alaska: 'AK', arizona: 'AZ', arkansas: 'AR', california: 'CA', colorado: 'CO', connecticut: 'CT', delaware: 'DE', 'district of columbia': 'DC', florida: 'FL',
+  georgia: 'GA', hawaii: 'HI', idaho: 'ID', illinois: 'IL', indiana: 'IN', iowa: 'IA', kansas: 'KS', kentucky: 'KY', louisiana: 'LA', maine: 'ME', maryland: 'MD',
+  massachusetts: 'MA', michigan: 'MI', minnesota: 'MN', mississippi: 'MS', missouri: 'MO', montana: 'MT', nebraska: 'NE', nevada: 'NV', 'new hampshire': 'NH',
+  'new jersey': 'NJ', 'new mexico': 'NM', 'new york': 'NY', 'north carolina': 'NC', 'north dakota': 'ND', ohio: 'OH', oklahoma: 'OK', oregon: 'OR', pennsylvania: 'PA',
+  'rhode island': 'RI', 'south carolina': 'SC', 'south dakota': 'SD', tennessee: 'TN', texas: 'TX', utah: 'UT', vermont: 'VT', virginia: 'VA', washington: 'WA',
+  'west virginia': 'WV', wisconsin: 'WI', wyoming: 'WY',
+};
+const STATE_CODES = new Set(Object.values(STATE_NAMES));
+/** Household variables that place the household; read by the endpoint itself, not by a table. */
+const PLACE_VARIABLES = ['state_code', 'state_name', 'state_code_str'];
+
+/** A state's two-letter code from an enum key (`CO`), a name (`Colorado`) or a code string. */
+function stateCode(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const v = value.trim();
+  if (STATE_CODES.has(v.toUpperCase())) return v.toUpperCase();
+  return STATE_NAMES[v.toLowerCase()];
+}
+
+export interface MigrationOptions {
+  tables?: MappingTable[];
+  calculate: (request: CalculateRequest) => CalculateResponse;
+}
+
+/** The output variables a table can answer, by name. */
+const outputsOf = (table: MappingTable) => new Map(table.outputs.map((o) => [o.variable, o]));
+const ALL_OUTPUTS = new Set(POLICYENGINE_US_SNAP.flatMap((t) => t.outputs.map((o) => o.variable)));
+
+export function runMigration(body: unknown, catalog: Catalog, options: MigrationOptions): MigrationResult {
+  const tables = options.tables ?? POLICYENGINE_US_SNAP;
+  if (!isObj(body) || !isObj(body.household)) throw new MigrationError(400, 'the body must be {household: {...}}');
+  if ('axes' in body || 'axes' in body.household) throw new MigrationError(400, '`axes` are not supported by this endpoint');
+  const unknownGroups = Object.keys(body.household).filter((g) => !(ENTITY_GROUPS as readonly string[]).includes(g));
+  if (unknownGroups.length) throw new MigrationError(400, `household.${unknownGroups[0]}: not an entity group (groups: ${ENTITY_GROUPS.join(', ')})`);
+  const household = structuredClone(body.household) as WireHousehold;
+  for (const group of ENTITY_GROUPS) {
+    const entities = household[group];
+    if (entities === undefined) continue;
+    if (!isObj(entities)) throw new MigrationError(400, `household.${group} must map entity ids to variables`);
+    for (const [id, entity] of Object.entries(entities)) if (!isObj(entity)) throw new MigrationError(400, `household.${group}.${id} must be an object of variables`);
+  }
+  const out: MigrationResult = { result: household, computed: [], unsupported: [], ignored_inputs: [], warnings: [], packages: [], periods: [], calculations: [] };
+  const used = new Set<string>(); // group.id.variable of every input value some calculation read
+  const replaced = new Map<string, string>();
+  const people = household.people ?? {};
+
+  // every null value asks for that variable in that period
+  type Ask = { group: EntityGroup; id: string; variable: string; key: string };
+  const asks: Ask[] = [];
+  for (const group of ENTITY_GROUPS) {
+    for (const [id, entity] of Object.entries(household[group] ?? {})) {
+      for (const [variable, values] of Object.entries(entity)) {
+        if (!isObj(values)) continue;
+        for (const [key, value] of Object.entries(values)) if (value === null) asks.push({ group, id, variable, key });
+      }
+    }
+  }
+
+  const unsupported = (a: Ask, reason: string) => out.unsupported.push({ entity_group: a.group, entity_id: a.id, variable: a.variable, period: a.key, reason });
+  // asks grouped by (unit, month), so each unit is calculated once per month
+  const work = new Map<string, { unit: string; month: string; asks: { ask: Ask; annual: boolean; output: OutputMapping }[]; table: MappingTable }>();
+  for (const ask of asks) {
+    const period = periodOf(ask.key);
+    if (!period) {
+      unsupported(ask, `period key ${ask.key} is neither YYYY nor YYYY-MM`);
+      continue;
+    }
+    if (ask.group !== 'spm_units' || !ALL_OUTPUTS.has(ask.variable)) {
+      unsupported(ask, `no mapping for ${ask.group}.${ask.variable}: the service computes ${[...ALL_OUTPUTS].join(', ')} on spm_units`);
+      continue;
+    }
+    const unit = household.spm_units![ask.id];
+    const members = membersOf(unit) ?? Object.keys(people);
+    const missing = members.find((m) => !isObj(people[m]));
+    if (missing) throw new MigrationError(400, `household.spm_units.${ask.id}.members lists ${missing}, which is not in household.people`);
+    const owner = Object.entries(household.households ?? {}).find(([, h]) => {
+      const hm = membersOf(h);
+      return !hm || hm.some((m) => members.includes(m));
+    });
+    const state = owner && PLACE_VARIABLES.map((v) => stateCode(valueIn(owner[1][v], period.month)?.value)).find(Boolean);
+    if (!state) {
+      unsupported(ask, 'no state on the household (households.*.state_code or state_name)');
+      continue;
+    }
+    const table = tables.find((t) => t.state === state);
+    if (!table || !catalog.package(table.jurisdiction, table.program_id)) {
+      unsupported(ask, `no executable package for the state ${state}${table ? ` (${table.jurisdiction}/${table.program_id})` : ''}`);
+      continue;
+    }
+    const output = outputsOf(table).get(ask.variable)!;
+    const key = `${ask.id}\u0000${period.month}`;
+    const entry = work.get(key) ?? { unit: ask.id, month: period.month, asks: [], table };
+    entry.asks.push({ ask, annual: period.annual, output });
+    work.set(key, entry);
+    for (const v of PLACE_VARIABLES) if (valueIn(owner![1][v], period.month)) used.add(refOf('households', owner![0], v));
+  }
+
+  for (const { unit: unitId, month, asks: unitAsks, table } of work.values()) {
+    const unit = household.spm_units![unitId];
+    const members = membersOf(unit) ?? Object.keys(people);
+    const householdId = Object.entries(household.households ?? {}).find(([, h]) => !membersOf(h) || membersOf(h)!.some((m) => members.includes(m)))?.[0];
+    const loaded = catalog.package(table.jurisdiction, table.program_id)!;
+    let mapped;
+    try {
+      mapped = applyTable(table, loaded.pkg, household, { id: unitId, entity: unit, members, householdId }, month);
+    } catch (err) {
+      if (err instanceof WireValueError) throw new MigrationError(400, `household.${err.message}`);
+      throw err;
+    }
+    mapped.used.forEach((ref) => used.add(ref));
+    mapped.replaced.forEach((why, ref) => replaced.set(ref, why));
+    const rules = unitAsks.filter((a) => a.output.from !== 'input').map((a) => a.output.name);
+    const request: CalculateRequest = { program_id: table.program_id, jurisdiction: table.jurisdiction, household: mapped.household, variables: [...new Set(rules)] };
+    let response: CalculateResponse;
+    try {
+      response = options.calculate(request);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'invalid_household') {
+        const reason = explainHouseholdError(err.message, table, mapped.sources);
+        for (const { ask } of unitAsks) unsupported(ask, reason);
+        continue;
+      }
+      throw err;
+    }
+    out.calculations.push({ unit: unitId, month, request, response });
+    for (const { ask, annual, output } of unitAsks) {
+      const raw = output.from === 'input' ? ((mapped.household.facts as Record<string, unknown>)[output.name] ?? 0) : response.outputs[output.name];
+      const value = annual && output.kind === 'amount' ? Math.round(Number(raw) * 12 * 100) / 100 : raw;
+      (household.spm_units![unitId][ask.variable] as Record<string, unknown>)[ask.key] = value;
+      out.computed.push({ entity_group: 'spm_units', entity_id: unitId, variable: ask.variable, period: ask.key, value });
+      if (!out.periods.includes(ask.key)) out.periods.push(ask.key);
+    }
+    out.warnings.push(...response.warnings.filter((w) => !out.warnings.includes(w)));
+    if (!out.packages.some((p) => p.runtime_id === response.runtime.id)) out.packages.push({ program_id: table.program_id, jurisdiction: table.jurisdiction, runtime_id: response.runtime.id });
+  }
+
+  if (out.computed.length === 0 && out.unsupported.some((u) => u.reason.startsWith('no executable package'))) {
+    throw new MigrationError(422, "no executable package for the program in the household's state", { unsupported: out.unsupported });
+  }
+  out.ignored_inputs = ignoredInputs(body.household as WireHousehold, asks.length > 0, used, replaced, tables);
+  return out;
+}
+
+/** A missing package input named by the external variables that would have supplied it. */
+function explainHouseholdError(message: string, table: MappingTable, sources: Map<string, string[]>): string {
+  const input = /`(\w+)`/.exec(message)?.[1];
+  const feeders = input ? table.inputs.filter((r) => r.input === input).map((r) => `${r.entity}.${r.variable}`) : [];
+  const given = input ? sources.get(input) : undefined;
+  return feeders.length && !given ? `${message}; it comes from ${[...new Set(feeders)].join(' or ')}, which the household does not give` : message;
+}
+
+function ignoredInputs(household: WireHousehold, asked: boolean, used: Set<string>, replaced: Map<string, string>, tables: MappingTable[]): IgnoredInput[] {
+  const mapped = new Set<string>(tables.flatMap((t) => t.inputs.map((r) => `${r.entity}.${r.variable}`)));
+  const unusedReasons = new Map<string, string>(tables.flatMap((t) => t.unused.map((u) => [`${u.entity}.${u.variable}`, u.reason] as const)));
+  const outputs = new Set(tables.flatMap((t) => t.outputs.map((o) => o.variable)));
+  const ignored: IgnoredInput[] = [];
+  for (const group of ENTITY_GROUPS) {
+    for (const [id, entity] of Object.entries(household[group] ?? {})) {
+      for (const [variable, values] of Object.entries(entity)) {
+        if (STRUCTURAL_KEYS.has(variable)) continue;
+        const ref = refOf(group, id, variable);
+        const given = isObj(values) ? Object.values(values).some((v) => v !== null) : values !== null;
+        if (!given || used.has(ref)) continue;
+        const kind = `${group}.${variable}`;
+        const reason = !asked
+          ? 'nothing was requested (no variable has a null value to compute)'
+          : replaced.get(ref) ??
+            unusedReasons.get(kind) ??
+            (outputs.has(variable) ? 'an output: only a null value asks for it, a given value is not used' : undefined) ??
+            (mapped.has(kind)
+              ? 'not read: the entity is not part of a calculated unit, or the value is not for a calculated period'
+              : `no mapping for ${kind} in the SNAP tables`);
+        ignored.push({ entity_group: group, entity_id: id, variable, reason });
+      }
+    }
+  }
+  return ignored;
+}
+
+export function toMigrationError(err: unknown): MigrationError {
+  if (err instanceof MigrationError) return err;
+  if (err instanceof ApiError) {
+    if (err.code === 'invalid_household' || err.code === 'invalid_request') return new MigrationError(400, err.message);
+    if (err.code === 'unsupported_program') return new MigrationError(422, err.message);
+    if (err.code === 'runtime_error') return new MigrationError(502, err.message);
+  }
+  return new MigrationError(502, 'the calculation engine failed');
+}
