@@ -318,6 +318,7 @@ export class Workspace {
       name: spec.name ?? `${spec.programId.toUpperCase()} (${spec.jurisdiction.toUpperCase()})`,
       description: spec.description ?? `Executable ${spec.program} program for ${spec.period}, composed from ${spec.scope.length} modules.`,
       period: spec.period,
+      validThrough: spec.validThrough,
       outputs: spec.outputs,
       outputAliases: spec.outputAliases,
       acknowledgedIncomplete: spec.acknowledgedIncomplete,

@@ -1,3 +1,4 @@
+import type { Coverage } from './coverage.js';
 import type { ExecutableJson } from './serialize.js';
 
 // The compiled output's documents. Field names that the Rules API serves are snake_case as in
@@ -61,6 +62,8 @@ export interface RuntimePackage {
   entity_count: number;
   input_count: number;
   default_period: string;
+  /** The periods its figures cover (coverage.ts). */
+  coverage: Coverage;
   outputs: PackageOutput[];
   entities: PackageEntity[];
   output_aliases: Record<string, string>;

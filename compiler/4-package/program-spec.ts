@@ -19,6 +19,8 @@ export interface ProgramSpec {
   programId: string;
   /** `2026-01` (a bare year `2026` is read as its January). */
   period: string;
+  /** `valid_through: YYYY-MM`: the last month the program's figures are known to apply. */
+  validThrough?: string;
   outputs: string[];
   /** Module targets in scope, with the YAML path of each entry. */
   scope: { target: string; path: (string | number)[] }[];
@@ -47,6 +49,9 @@ export function readProgramSpec(file: string): ProgramSpec {
   const rawPeriod = String(spec.period ?? '');
   const period = /^\d{4}$/.test(rawPeriod) ? `${rawPeriod}-01` : rawPeriod;
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) fail(`\`period\` must be YYYY-MM (or YYYY), got ${JSON.stringify(spec.period)}`, ['period']);
+  const validThrough = spec.valid_through === undefined ? undefined : String(spec.valid_through);
+  if (validThrough !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(validThrough)) fail(`\`valid_through\` must be YYYY-MM, got ${JSON.stringify(spec.valid_through)}`, ['valid_through']);
+  if (validThrough !== undefined && validThrough < period) fail(`\`valid_through: ${validThrough}\` is before the program's period ${period}`, ['valid_through']);
   const outputs = strings(spec.outputs);
   if (outputs.length === 0) fail('a program spec needs a non-empty `outputs:` list of rule names', ['outputs']);
 
@@ -69,6 +74,7 @@ export function readProgramSpec(file: string): ProgramSpec {
     jurisdiction,
     programId: program.slice(slash + 1),
     period,
+    validThrough,
     outputs,
     scope,
     transformations,

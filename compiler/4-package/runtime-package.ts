@@ -5,6 +5,7 @@ import { calculate } from '../runtime/calculate.js';
 import { HouseholdError } from '../runtime/household.js';
 import { EvaluationError } from '../engine/evaluate.js';
 import { LoadedPackage } from '../runtime/loaded-package.js';
+import { packageCoverage } from './coverage.js';
 import { catalogueInputs, declaredInput, householdAliases } from './inputs.js';
 import { OUTPUT_FORMAT_VERSION, type CalculateRequest, type PackageEntity, type RuntimePackage } from './package-types.js';
 import { executableToJson } from './serialize.js';
@@ -18,6 +19,8 @@ export interface PackageSpec {
   name: string;
   description: string;
   period: string; // YYYY-MM
+  /** The last month the program's figures are known to apply (`valid_through` in a program spec). */
+  validThrough?: string;
   outputs: string[];
   outputAliases: Record<string, string>;
   acknowledgedIncomplete: string[];
@@ -68,6 +71,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
     entity_count: entities.length,
     input_count: entities.reduce((n, e) => n + e.inputs.length, 0),
     default_period: spec.period,
+    coverage: packageCoverage(program, spec.period, spec.validThrough),
     outputs: [...outputs, ...Object.entries(outputAliases).map(([alias, canonical]) => ({ name: alias, legal_id: outputs.find((o) => o.name === canonical)?.legal_id, alias_for: canonical }))],
     entities,
     output_aliases: outputAliases,

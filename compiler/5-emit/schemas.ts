@@ -60,6 +60,12 @@ export const RuntimePackageDetailSchema = {
   properties: {
     ...RuntimePackageSummarySchema.properties,
     default_period: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' },
+    coverage: {
+      type: 'object',
+      description: 'The periods the figures cover: calculations before `from` are refused; after `through` they use the newest figures and carry a warning (not authoritative). `basis` says where `through` comes from.',
+      required: ['from', 'through', 'basis'],
+      properties: { from: nullableStr, through: str, basis: str },
+    },
     outputs: {
       type: 'array',
       items: { type: 'object', required: ['name'], properties: { name: str, legal_id: str, alias_for: str } },

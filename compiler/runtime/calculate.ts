@@ -49,6 +49,15 @@ const month = (day: number) => {
   return d.toISOString().slice(0, 7);
 };
 
+/** A period after the figures' coverage is answered on the newest figures, and says so. */
+function coverageWarnings(pkg: LoadedPackage['pkg'], start: number): string[] {
+  const through = pkg.coverage && Day.parse(pkg.coverage.through);
+  if (!through || start <= through.n) return [];
+  return [
+    `${new Day(start).toString().slice(0, 7)} is after the period this package's figures cover (through ${pkg.coverage.through}, ${pkg.coverage.basis}): the result uses those figures and is not authoritative for this period`,
+  ];
+}
+
 export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: { deadline?: number } = {}): CalculationResult {
   const { pkg, executable: exec } = loaded;
   const variables = request.variables ?? pkg.default_outputs;
@@ -98,5 +107,5 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     const rule = exec.rules[step.rule];
     return { rule_id: rule.id, variable: rule.name, value: jsonValue(step.result as Value, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
   });
-  return { period: prepared.periodLabel, outputs, trace, warnings: prepared.warnings };
+  return { period: prepared.periodLabel, outputs, trace, warnings: [...prepared.warnings, ...coverageWarnings(pkg, prepared.period.start)] };
 }
