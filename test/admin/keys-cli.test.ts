@@ -10,7 +10,7 @@ import { testApp } from '../server/harness.js';
 
 // `rules keys issue|list|revoke` as an operator runs it: a real process on a SQLite store.
 
-const ENV_ADMIN_KEY = 'cli-test-env-admin-key-0001';
+const ENV_ADMIN_KEY = 'cli-test-env-admin-key-00000000000000000001';
 const ENV_KEYS = JSON.stringify([{ id: 'env-admin', key: ENV_ADMIN_KEY, scopes: ['*'] }]);
 
 const keys = (args: string[], env: Record<string, string> = {}) => execa('node', [CLI, 'keys', ...args], { reject: false, env: { NO_COLOR: '1', RULES_API_KEYS: '', ...env } });

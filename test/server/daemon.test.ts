@@ -12,7 +12,7 @@ import { LAB, labRoot, SNAP_REQUEST, sleep, slowHousehold, UUID } from './lab.js
 // over real HTTP. Start-up banner, configuration from flags and RULES_* twins, configuration
 // errors, and a SIGTERM while a job runs.
 
-const KEY = { all: 'daemon-test-key-all-0001', calc: 'daemon-test-key-calc-0001', admin: 'daemon-test-key-admin-0001' };
+const KEY = { all: 'daemon-test-key-all-00000000000000000001', calc: 'daemon-test-key-calc-00000000000000000001', admin: 'daemon-test-key-admin-00000000000000000001' };
 const API_KEYS = JSON.stringify([
   { id: 'all', key: KEY.all, scopes: ['*'] },
   { id: 'calc', key: KEY.calc, scopes: ['calculate:run', 'rules:read'] },
