@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { authorize } from './auth/guard.js';
 import { BODY_LIMIT, MAX_JSON_DEPTH, nestsDeeperThan } from './body-limits.js';
 import type { ServerContext } from './context.js';
@@ -30,10 +30,23 @@ function requestIdOf(header: string | string[] | undefined): string {
   return id && id.length <= MAX_REQUEST_ID ? id : randomUUID();
 }
 
+/** One log line per request, when it completes (method, url, status, time), not Fastify's two. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
+}
+
 export function buildApp(ctx: ServerContext, options: { logger?: boolean | object } = {}): FastifyInstance {
   const env = ctx.config.environment;
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
     trustProxy: ctx.config.trustProxy,
     genReqId: (req) => requestIdOf(req.headers['x-request-id']),

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, type ServeFlags, type ServerConfig } from '../../server/config.js';
+import { ConfigError, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
 import { type Daemon, startDaemon } from '../../server/start.js';
 import { SchemaVersionError } from '../../server/store/sqlite.js';
 import { StoreUnavailableError } from '../../server/store/store.js';
 import { UsageError } from '../exit-codes.js';
+import { readableLogStream } from '../log-format.js';
 import { collect } from '../options.js';
 import { ensureWritableFolder, isOsError, osReason, requireFolder } from '../os-errors.js';
 
@@ -23,14 +24,17 @@ export function registerServe(program: Command): void {
     .option('--runtime <mode>', 'compiled | fixture (RULES_RUNTIME)', undefined)
     .option('--store <kind>', 'sqlite | memory (RULES_STORE)', undefined)
     .option('--watch', 'recompile and hot-reload packages when encodings change (RULES_WATCH=1)')
+    .option('--log-level <level>', `${LOG_LEVELS.join(' | ')}; info logs one line per request (RULES_LOG_LEVEL)`, undefined)
     .addHelpText(
       'after',
       `
 Defaults: 127.0.0.1:8080, data dir .rules, compiled runtime over the bundled encodings, SQLite store.
+Logs go to stdout at --log-level info: one line per request, readable on a terminal, JSON lines
+otherwise (RULES_LOG_FORMAT=readable|json|auto).
 Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS (JSON array of
-{id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}), RULES_TRUST_PROXY=1,
-RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY,
-RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
+{id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}; raw keys of 32+ characters),
+RULES_TRUST_PROXY=1, RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
+RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
     )
     .action(async (flags: ServeFlags) => {
       let config;
@@ -44,10 +48,7 @@ RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
       const say = (m: string) => process.stderr.write(`rules serve: ${m}\n`);
       let daemon: Daemon;
       try {
-        daemon = await startDaemon(config, {
-          logger: { level: process.env.RULES_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
-          log: say,
-        });
+        daemon = await startDaemon(config, { logger: loggerOptions(config), log: say });
       } catch (err) {
         throw startFailure(err, config);
       }
@@ -93,4 +94,14 @@ function startFailure(err: unknown, config: ServerConfig): unknown {
   if (err.code === 'EADDRNOTAVAIL') return new UsageError(`${where}: --host ${config.host} is not an address of this machine (EADDRNOTAVAIL)`);
   if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new UsageError(`--host ${config.host} does not resolve to an address (${err.code})`);
   return new UsageError(`could not start: ${err.path ? `${err.path}: ` : ''}${osReason(err)}`);
+}
+
+/** Pino options: the level, keys never logged, and one readable line per record on a terminal. */
+function loggerOptions(config: ServerConfig): object {
+  const readable = config.logFormat === 'readable' || (config.logFormat === 'auto' && Boolean(process.stdout.isTTY));
+  return {
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
+    ...(readable ? { stream: readableLogStream(process.stdout) } : {}),
+  };
 }
