@@ -208,7 +208,7 @@ describe('SIGTERM while a job runs', () => {
     const args = ['--port', '0', '--data-dir', dataDir, '--store', 'sqlite', '--root', labRoot()];
     const env = { RULES_API_KEYS: API_KEYS, RULES_JOB_CONCURRENCY: '1' };
     const TOTAL = 12;
-    const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(1000) };
+    const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(100) };
 
     const first = await start(args, env);
     let jobId: string;
