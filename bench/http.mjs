@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
-const key = 'bench-key-0123456789';
+const key = 'bench-key-0123456789abcdef0123456789';
 const data = mkdtempSync(path.join(tmpdir(), 'rules-bench-http-'));
 
 const daemon = spawn(process.execPath, [`${project}bin/rules.js`, 'serve', '--port', '0', '--store', 'memory', '--data-dir', data], {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { authorize } from './auth/guard.js';
+import { BODY_LIMIT, MAX_JSON_DEPTH, nestsDeeperThan } from './body-limits.js';
 import type { ServerContext } from './context.js';
 import { API_VERSION, failure, ok } from './envelope.js';
 import { ApiError, GENERIC_INTERNAL_MESSAGE } from './errors.js';
@@ -11,8 +12,6 @@ import { StoreUnavailableError } from './store/store.js';
 
 // The Fastify application: envelopes, request ids, no-store caching, CORS (allowlist only),
 // authentication per route, one error mapping, and every route of routes/index.ts.
-
-export const BODY_LIMIT = 262_144;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,10 +30,23 @@ function requestIdOf(header: string | string[] | undefined): string {
   return id && id.length <= MAX_REQUEST_ID ? id : randomUUID();
 }
 
+/** One log line per request, when it completes (method, url, status, time), not Fastify's two. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
+}
+
 export function buildApp(ctx: ServerContext, options: { logger?: boolean | object } = {}): FastifyInstance {
   const env = ctx.config.environment;
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
     trustProxy: ctx.config.trustProxy,
     genReqId: (req) => requestIdOf(req.headers['x-request-id']),
@@ -55,11 +67,15 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
   });
 
 
-  // JSON bodies: an empty body is "no body" (routes that need one say so through their schema)
+  // JSON bodies: an empty body is "no body" (routes that need one say so through their schema);
+  // the nesting limit is checked on the raw text, before anything walks the parsed value
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(new ApiError('invalid_request', `the JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (the limit for every request body)`), undefined);
+    }
     try {
       done(null, JSON.parse(text));
     } catch (err) {

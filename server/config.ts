@@ -4,7 +4,8 @@ import type { Environment } from './envelope.js';
 // Daemon configuration: flags win over their environment twins, which win over defaults.
 //   --host RULES_HOST · --port RULES_PORT · --data-dir RULES_DATA_DIR · --compiled RULES_COMPILED
 //   --root RULES_ROOT (path-list) · --runtime RULES_RUNTIME · --store RULES_STORE · --watch RULES_WATCH
-// Other settings: RULES_ENVIRONMENT, RULES_API_KEYS, RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
+//   --log-level RULES_LOG_LEVEL
+// Other settings: RULES_LOG_FORMAT, RULES_ENVIRONMENT, RULES_API_KEYS (raw keys of 32+ characters), RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
 // RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.
 
 export class ConfigError extends Error {}
@@ -36,6 +37,10 @@ export interface ServerConfig {
   jobConcurrency: number;
   trialDailyCap: number;
   trialClientDailyCap: number;
+  /** Pino level; `info` logs one line per request. */
+  logLevel: LogLevel;
+  /** `readable` (one short line per record), `json`, or `auto`: readable on a terminal, else JSON. */
+  logFormat: 'readable' | 'json' | 'auto';
 }
 
 export interface ServeFlags {
@@ -47,9 +52,12 @@ export interface ServeFlags {
   runtime?: string;
   store?: string;
   watch?: boolean;
+  logLevel?: string;
 }
 
 const ENVIRONMENTS: Environment[] = ['local', 'dev', 'staging', 'production'];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined || raw === '') return fallback;
@@ -65,6 +73,17 @@ function oneOf<T extends string>(name: string, raw: string | undefined, allowed:
 }
 
 const flagOn = (raw: string | undefined) => raw === '1' || raw === 'true' || raw === 'yes';
+
+/** Operator keys are at least this long: guessable keys are refused at start-up. */
+export const MIN_OPERATOR_KEY_LENGTH = 32;
+
+function checkOperatorKey(raw: string, where: string): void {
+  if (raw.length < MIN_OPERATOR_KEY_LENGTH) {
+    throw new ConfigError(`${where}.key is ${raw.length} characters; operator keys need at least ${MIN_OPERATOR_KEY_LENGTH} (e.g. \`openssl rand -hex 32\`)`);
+  }
+  // presented keys are trimmed, so a key with surrounding spaces could never be used
+  if (raw.trim() !== raw) throw new ConfigError(`${where}.key starts or ends with whitespace, so no request could present it`);
+}
 
 export function parseApiKeys(raw: string | undefined): EnvironmentKey[] {
   if (!raw || raw.trim() === '') return [];
@@ -86,6 +105,7 @@ export function parseApiKeys(raw: string | undefined): EnvironmentKey[] {
     if (typeof key.key !== 'string' && !(typeof key.key_sha256 === 'string' && /^[0-9a-f]{64}$/i.test(key.key_sha256))) {
       throw new ConfigError(`${where} needs \`key\` (the raw key) or \`key_sha256\` (64 hex digits)`);
     }
+    if (typeof key.key === 'string') checkOperatorKey(key.key, where);
     if (!Array.isArray(key.scopes) || key.scopes.length === 0 || !key.scopes.every((s) => typeof s === 'string')) throw new ConfigError(`${where}.scopes must be a non-empty array of strings`);
     const rl = key.rate_limit as Record<string, unknown> | undefined;
     if (rl !== undefined && !(Number.isInteger(rl.requests) && (rl.requests as number) >= 1 && Number.isInteger(rl.window_seconds) && (rl.window_seconds as number) >= 1)) {
@@ -125,6 +145,8 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),
     trialDailyCap: positiveInt('RULES_TRIAL_DAILY_CAP', env.RULES_TRIAL_DAILY_CAP, 1000),
     trialClientDailyCap: positiveInt('RULES_TRIAL_CLIENT_DAILY_CAP', env.RULES_TRIAL_CLIENT_DAILY_CAP, 5),
+    logLevel: oneOf('--log-level / RULES_LOG_LEVEL', flags.logLevel ?? env.RULES_LOG_LEVEL, LOG_LEVELS, 'info'),
+    logFormat: oneOf('RULES_LOG_FORMAT', env.RULES_LOG_FORMAT, ['readable', 'json', 'auto'] as const, 'auto'),
   };
 }
 

@@ -1,3 +1,5 @@
+import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
+
 // The one catalogue of API error codes and their HTTP statuses (Rules API, "Errors").
 
 export const ERROR_STATUS = {
@@ -22,14 +24,14 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_MEANING: Record<ErrorCode, string> = {
-  invalid_request: 'malformed JSON, a missing or invalid field, or an input over its cap; the message states the constraint',
+  invalid_request: `malformed JSON, JSON nested more than ${MAX_JSON_DEPTH} levels deep, a missing or invalid field, or an input over its cap; the message states the constraint`,
   invalid_household: 'the calculation household failed runtime validation; the message names the field',
   unsupported_parameter: 'the reserved parameter `as_of` was supplied',
   unauthorized: 'missing, unknown, expired or revoked key',
   insufficient_scope: 'the key lacks the required scope (named in the message)',
   not_found: 'unknown rule id, runtime package, key id, job, run or route, or an absent encoded file or compiled graph',
   key_id_conflict: 'a key with this id already exists',
-  payload_too_large: 'the body exceeds 262,144 bytes',
+  payload_too_large: `the body exceeds ${BODY_LIMIT.toLocaleString('en-US')} bytes`,
   unsupported_program: 'no configured runtime package matches program_id and jurisdiction',
   rate_limited: 'per-key rate limit exceeded; see retry-after and data.retry_after_seconds',
   auth_throttled: 'too many failed authentication attempts from this client',

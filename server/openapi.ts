@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
 import { OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
 import type { ServerContext } from './context.js';
 import { API_VERSION } from './envelope.js';
@@ -30,7 +31,9 @@ calculate:run, admin:parity, admin:analytics, admin:keys, compat:external; \`*\`
 Decisions where the specification is open: GET /v1/admin/audit and GET/POST /v1/admin/kill need
 \`admin:keys\`; validation runs and the migration ledger need \`admin:analytics\`.
 
-**Limits.** Bodies up to 262,144 bytes (413 \`payload_too_large\`). Per-key fixed-window rate limit,
+**Limits.** Bodies up to ${BODY_LIMIT.toLocaleString('en-US')} bytes (413 \`payload_too_large\`), with arrays and
+objects nested at most ${MAX_JSON_DEPTH} levels deep, the outermost counting as one (400 \`invalid_request\` naming the limit,
+checked before anything else reads the body; the migration endpoint answers it in its own error shape). Per-key fixed-window rate limit,
 default 120 requests per 60 s (trial keys 30 per 60 s; per-key overrides at issuance), shared through
 the store; every authenticated response has \`x-ratelimit-limit\`, \`x-ratelimit-remaining\` and
 \`x-ratelimit-reset\` (Unix seconds at the end of the window); a 429 \`rate_limited\` adds

@@ -11,6 +11,7 @@ import { openStore } from '../../server/start.js';
 import { StoreUnavailableError, type Store } from '../../server/store/store.js';
 import { EXIT_FAILURES, UsageError } from '../exit-codes.js';
 import { collect } from '../options.js';
+import { ensureWritableFolder, requireFolder } from '../os-errors.js';
 
 // `rules keys issue|list|revoke`: manage API keys in the daemon's SQLite store directly, e.g. to
 // bootstrap an operator's first admin key. Running daemons see a change within about 15 s.
@@ -41,6 +42,8 @@ async function withKeys<T>(flags: StoreFlags, mustExist: boolean, work: (store: 
     throw err;
   }
   const file = path.join(config.dataDir, 'rules.db');
+  if (!mustExist) ensureWritableFolder(config.dataDir, '--data-dir');
+  else if (existsSync(config.dataDir)) requireFolder(config.dataDir, '--data-dir');
   if (mustExist && !existsSync(file)) throw new UsageError(`no key store at ${file} (issue a key or start \`rules serve\` with this --data-dir first)`);
   let store: Store;
   try {
@@ -57,11 +60,23 @@ async function withKeys<T>(flags: StoreFlags, mustExist: boolean, work: (store: 
       process.exitCode = EXIT_FAILURES;
       return undefined;
     }
-    if (err instanceof ApiError || err instanceof StoreUnavailableError) throw new UsageError(err.message);
+    if (err instanceof ApiError) throw new UsageError(inFlagTerms(err.message));
+    if (err instanceof StoreUnavailableError) throw new UsageError(err.message);
     throw err;
   } finally {
     await store.close();
   }
+}
+
+/** The `rules keys issue` flag that fills each IssueKeyRequest field. */
+const FLAG_OF: Record<string, string> = { id: '--id', scopes: '--scope', owner: '--owner', note: '--note', expires_at: '--expires-at', rate_limit: '--rate-limit' };
+
+/** A message about a request field (`body.expires_at: …`, `key.rate_limit.requests: …`) in the
+ *  CLI's own terms (`--expires-at: …`, `--rate-limit (requests): …`). */
+function inFlagTerms(message: string): string {
+  return message.replace(/^(?:body|key)\.([a-z_]+)((?:\[\d+\])?)(?:\.([a-z_.]+))?:/, (whole, field: string, _index: string, detail: string | undefined) =>
+    FLAG_OF[field] ? `${FLAG_OF[field]}${detail ? ` (${detail})` : ''}:` : whole,
+  );
 }
 
 const cliOrigin = (): AuditOrigin => ({ actor: 'cli', client: null, request_id: `cli-${randomUUID()}` });
@@ -77,7 +92,7 @@ function issueRequest(flags: IssueFlags): IssueKeyRequest {
   const request: IssueKeyRequest = { id: flags.id, scopes: flags.scope, owner: flags.owner, note: flags.note, expires_at: flags.expiresAt, rate_limit: rateLimit };
   const defined = Object.fromEntries(Object.entries(request).filter(([, v]) => v !== undefined));
   const validate = ajv.getSchema('IssueKeyRequest')!;
-  if (!validate(defined)) throw new UsageError(describeValidation(validate.errors, 'key'));
+  if (!validate(defined)) throw new UsageError(inFlagTerms(describeValidation(validate.errors, 'key')));
   return defined as unknown as IssueKeyRequest;
 }
 

@@ -1,8 +1,14 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, type ServeFlags } from '../../server/config.js';
-import { startDaemon } from '../../server/start.js';
+import { ConfigError, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
+import { type Daemon, startDaemon } from '../../server/start.js';
+import { SchemaVersionError } from '../../server/store/sqlite.js';
+import { StoreUnavailableError } from '../../server/store/store.js';
 import { UsageError } from '../exit-codes.js';
+import { readableLogStream } from '../log-format.js';
 import { collect } from '../options.js';
+import { ensureWritableFolder, isOsError, osReason, requireFolder } from '../os-errors.js';
 
 // `rules serve`: the /v1 API daemon.
 
@@ -18,14 +24,17 @@ export function registerServe(program: Command): void {
     .option('--runtime <mode>', 'compiled | fixture (RULES_RUNTIME)', undefined)
     .option('--store <kind>', 'sqlite | memory (RULES_STORE)', undefined)
     .option('--watch', 'recompile and hot-reload packages when encodings change (RULES_WATCH=1)')
+    .option('--log-level <level>', `${LOG_LEVELS.join(' | ')}; info logs one line per request (RULES_LOG_LEVEL)`, undefined)
     .addHelpText(
       'after',
       `
 Defaults: 127.0.0.1:8080, data dir .rules, compiled runtime over the bundled encodings, SQLite store.
+Logs go to stdout at --log-level info: one line per request, readable on a terminal, JSON lines
+otherwise (RULES_LOG_FORMAT=readable|json|auto).
 Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS (JSON array of
-{id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}), RULES_TRUST_PROXY=1,
-RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY,
-RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
+{id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}; raw keys of 32+ characters),
+RULES_TRUST_PROXY=1, RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
+RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
     )
     .action(async (flags: ServeFlags) => {
       let config;
@@ -35,12 +44,20 @@ RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
         if (err instanceof ConfigError) throw new UsageError(err.message);
         throw err;
       }
+      checkFolders(config);
       const say = (m: string) => process.stderr.write(`rules serve: ${m}\n`);
-      const daemon = await startDaemon(config, {
-        logger: { level: process.env.RULES_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
-        log: say,
-      });
+      let daemon: Daemon;
+      try {
+        daemon = await startDaemon(config, { logger: loggerOptions(config), log: say });
+      } catch (err) {
+        throw startFailure(err, config);
+      }
       const catalog = daemon.ctx.catalog();
+      if (!catalog.packages.length && config.roots.length && !config.compiled && config.runtime === 'compiled') {
+        await daemon.stop();
+        const failed = catalog.manifest.failures.length;
+        throw new UsageError(`--root ${config.roots.join(', ')}: no program compiled (${failed ? `${failed} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml'})`);
+      }
       say(`listening on ${daemon.url}`);
       say(`runtime ${catalog.mode}: ${catalog.packages.length} packages (${catalog.packages.map((p) => `${p.jurisdiction}/${p.program_id}`).slice(0, 6).join(', ')}${catalog.packages.length > 6 ? ', …' : ''}); ${catalog.rules.length} rules indexed`);
       say(`store ${config.store}${config.store === 'sqlite' ? ` (${config.dataDir}/rules.db)` : ' (not durable)'}; environment ${config.environment}`);
@@ -54,4 +71,37 @@ RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
       await daemon.stop();
       say('stopped');
     });
+}
+
+/** The folders the flags name, checked before anything starts: one line and exit 2 each. */
+function checkFolders(config: ServerConfig): void {
+  if (config.compiled && config.runtime === 'fixture') throw new UsageError('--compiled serves compiled packages; it cannot be combined with --runtime fixture');
+  ensureWritableFolder(config.dataDir, '--data-dir');
+  for (const root of config.roots) requireFolder(root, '--root');
+  if (config.compiled) {
+    requireFolder(config.compiled, '--compiled');
+    if (!existsSync(path.join(config.compiled, 'manifest.json'))) throw new UsageError(`--compiled ${config.compiled} holds no compiled output (no manifest.json); build it with \`rules compile --out ${config.compiled}\``);
+  }
+}
+
+/** What stopped the daemon from starting, as one line when it is the machine's or the store's doing. */
+function startFailure(err: unknown, config: ServerConfig): unknown {
+  if (err instanceof StoreUnavailableError || err instanceof SchemaVersionError) return new UsageError(err.message);
+  if (!isOsError(err)) return err;
+  const where = `cannot listen on ${config.host}:${config.port}`;
+  if (err.code === 'EADDRINUSE') return new UsageError(`${where}: the port is in use (EADDRINUSE); stop what uses it or choose another --port (0 picks a free one)`);
+  if (err.code === 'EACCES' && err.syscall === 'listen') return new UsageError(`${where}: permission denied (EACCES); ports below 1024 need privileges, choose another --port`);
+  if (err.code === 'EADDRNOTAVAIL') return new UsageError(`${where}: --host ${config.host} is not an address of this machine (EADDRNOTAVAIL)`);
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new UsageError(`--host ${config.host} does not resolve to an address (${err.code})`);
+  return new UsageError(`could not start: ${err.path ? `${err.path}: ` : ''}${osReason(err)}`);
+}
+
+/** Pino options: the level, keys never logged, and one readable line per record on a terminal. */
+function loggerOptions(config: ServerConfig): object {
+  const readable = config.logFormat === 'readable' || (config.logFormat === 'auto' && Boolean(process.stdout.isTTY));
+  return {
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
+    ...(readable ? { stream: readableLogStream(process.stdout) } : {}),
+  };
 }

@@ -35,6 +35,15 @@ const CONVENTIONS = ['people', 'spm_units', 'facts', 'period', 'entities', 'rela
 /** Inputs beyond this magnitude are almost certainly mistakes (and lose exactness as JSON numbers). */
 const MAX_MAGNITUDE = new Decimal('1e15');
 
+/**
+ * The most people one household can plausibly hold: the bound on every size input (`…_size`)
+ * and on the instances of any entity. Households larger than the SNAP allotment tables (which
+ * list sizes 1-8, then an amount per additional person) are real, and the largest recorded
+ * U.S. households have a few dozen members; a size or count beyond 100 is a typo or an attack
+ * (a size of 1,000,000 would otherwise answer an allotment of about $218 million).
+ */
+export const MAX_HOUSEHOLD_PEOPLE = 100;
+
 export interface PreparedHousehold {
   dataset: Dataset;
   period: Period;
@@ -81,6 +90,7 @@ function coerce(input: PackageInput, raw: unknown, field: string): Value {
       if ((input.dtype === 'Integer' || input.dtype === 'Count' || input.dtype === 'int') && !n.isInteger()) fail('a whole number');
       if (n.abs().gt(MAX_MAGNITUDE)) throw new HouseholdError(field, `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
       if (input.name.endsWith('_size') && n.lt(1)) throw new HouseholdError(field, `must be at least 1, got ${JSON.stringify(raw)}`);
+      if (input.name.endsWith('_size')) checkPlausibleSize(n, field);
       if (n.isNegative() && (MONEY_DTYPES.has(input.dtype) || input.unit === 'USD')) {
         throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
       }
@@ -203,6 +213,8 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
     }
   }
 
+  checkPlausibleCounts(peopleCount, labels, main.entity, person?.entity);
+
   const dataset = new Dataset();
   for (const [id, entities] of labels) {
     const given = values.get(id) ?? new Map<string, Value>();
@@ -232,6 +244,24 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
       return [...labels].filter(([id, l]) => l.has(entity) && id !== mainId).map(([id]) => id).sort();
     },
   };
+}
+
+/** A household size beyond MAX_HOUSEHOLD_PEOPLE is refused, never computed. */
+function checkPlausibleSize(size: Decimal, field: string): void {
+  if (size.gt(MAX_HOUSEHOLD_PEOPLE)) throw new HouseholdError(field, `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${size}`);
+}
+
+/** More than MAX_HOUSEHOLD_PEOPLE people listed, or instances of one entity, are refused. */
+function checkPlausibleCounts(peopleCount: number | undefined, labels: Map<string, Set<string>>, mainEntity: string, personEntity: string | undefined): void {
+  const beyond = `more than the plausible bound of ${MAX_HOUSEHOLD_PEOPLE} in one household`;
+  if (peopleCount !== undefined && peopleCount > MAX_HOUSEHOLD_PEOPLE) throw new HouseholdError('household.people', `lists ${peopleCount} people, ${beyond}`);
+  const counts = new Map<string, number>();
+  for (const entities of labels.values()) for (const entity of entities) if (entity !== mainEntity) counts.set(entity, (counts.get(entity) ?? 0) + 1);
+  for (const [entity, count] of counts) {
+    if (count <= MAX_HOUSEHOLD_PEOPLE) continue;
+    const field = entity === personEntity ? 'household.people' : `household.entities.${entity}`;
+    throw new HouseholdError(field, `lists ${count} ${entity} entities, ${beyond}`);
+  }
 }
 
 /** Edit distance (insertions, deletions, substitutions), capped for speed. */

@@ -33,17 +33,29 @@ export function newRawKey(kind: 'admin' | 'trial'): string {
   return `${kind === 'trial' ? 'rk_trial' : 'rk_live'}_${randomBytes(32).toString('base64url')}`;
 }
 
+/** What may be shown of a key we issued: its kind marker and 3-4 random characters (of 43). */
 export function keyPrefix(raw: string): string {
   return raw.slice(0, 12);
 }
 
+/**
+ * What may be shown of an operator key (RULES_API_KEYS): a fingerprint of its sha256, never
+ * characters of the key itself (operators choose their keys, and a listing must not narrow
+ * them down). It is the same for `key` and `key_sha256`, and an operator can match it with
+ * `printf %s "$KEY" | sha256sum | cut -c1-8`.
+ */
+export function keyFingerprint(hashHex: string): string {
+  return `sha256:${hashHex.slice(0, 8)}`;
+}
+
 function fromEnvironment(k: EnvironmentKey): ApiKey {
+  const hash = k.key_sha256 ?? sha256(k.key!);
   return {
     id: k.id,
     source: 'environment',
     kind: 'admin',
-    hash: Buffer.from(k.key_sha256 ?? sha256(k.key!), 'hex'),
-    prefix: k.key ? keyPrefix(k.key) : undefined,
+    hash: Buffer.from(hash, 'hex'),
+    prefix: keyFingerprint(hash),
     scopes: k.scopes,
     status: 'active',
     runtimeRevoked: false,

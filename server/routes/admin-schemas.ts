@@ -60,7 +60,11 @@ export const IssueKeyRequestSchema = {
 
 const keyEntryProperties = {
   id: str,
-  prefix: { type: 'string', description: 'The first characters of the key, safe to show.' },
+  prefix: {
+    type: 'string',
+    description:
+      'Safe to show. Keys this service issued: their first 12 characters (`rk_live_` or `rk_trial_` and 3-4 of 43 random characters). Operator keys (RULES_API_KEYS): `sha256:` and the first 8 hex digits of the key\'s sha256, a fingerprint that reveals no character of the key (`printf %s "$KEY" | sha256sum | cut -c1-8`).',
+  },
   scopes: strings,
   status: keyStatus,
   created_at: dateTime,

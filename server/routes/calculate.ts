@@ -3,6 +3,7 @@ import type { CalculateRequest } from '../../compiler/4-package/package-types.js
 import { runCalculation, runEntry } from '../calculation.js';
 import { ApiError } from '../errors.js';
 import { checkCalculateRequest } from '../schemas.js';
+import { MAX_HOUSEHOLD_PEOPLE } from '../../compiler/runtime/household.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // Calculations: single, synchronous batch (1-25), detached job (1-50).
@@ -30,7 +31,7 @@ export const calculateRoutes = defineRoutes(
     tag: 'calculation',
     summary: 'Calculate outputs for a household, with a per-variable trace',
     description:
-      'Omitted inputs take the package defaults and omitted `variables` the package `default_outputs`. Household conventions (`people`, `spm_units`, `facts`, `period`, `entities`, `relations`) are described in the package detail and in docs/compiled-output.md. Errors: 400 `invalid_request` (schema, unknown variable), 400 `invalid_household` (the message names the field), 422 `unsupported_program`, 502 `runtime_error` (engine failure or time limit). Labelled experimental: shapes are stable, values depend on the configured rule index and runtime.',
+      `Omitted inputs take the package defaults and omitted \`variables\` the package \`default_outputs\`. Household conventions (\`people\`, \`spm_units\`, \`facts\`, \`period\`, \`entities\`, \`relations\`) are described in the package detail and in docs/compiled-output.md. Errors: 400 \`invalid_request\` (schema, unknown variable), 400 \`invalid_household\` (the message names the field; a size such as \`household_size\` above ${MAX_HOUSEHOLD_PEOPLE}, or more than ${MAX_HOUSEHOLD_PEOPLE} people or instances of one entity, is beyond the plausible bound on one household and refused), 422 \`unsupported_program\`, 502 \`runtime_error\` (engine failure or time limit). Labelled experimental: shapes are stable, values depend on the configured rule index and runtime.`,
     body: { $ref: 'CalculateRequest' },
     success: { status: 200, description: 'CalculateResponse', schema: { $ref: 'CalculateResponse' } },
     errors: ['invalid_request', 'invalid_household', 'unsupported_parameter', 'payload_too_large', 'unsupported_program', 'runtime_error', ...AUTH_ERRORS],

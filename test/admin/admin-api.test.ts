@@ -245,7 +245,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       const { keys, store } = res.json().data;
       expect(store).toBe(kind.name);
       expect(keys.map((k: { id: string }) => k.id)).toEqual(['all', 'reader', 'calc', 'admin', 'limited', 'expired', 'keys-admin', 'analytics-admin', trialKey.key_id, 'partner-one']);
-      expect(keys.find((k: { id: string }) => k.id === 'reader')).toEqual({ id: 'reader', source: 'environment', scopes: ['rules:read'], status: 'active', runtime_revoked: false, prefix: KEYS.read.slice(0, 12) });
+      expect(keys.find((k: { id: string }) => k.id === 'reader')).toEqual({ id: 'reader', source: 'environment', scopes: ['rules:read'], status: 'active', runtime_revoked: false, prefix: `sha256:${sha256(KEYS.read).slice(0, 8)}` });
       expect(keys.find((k: { id: string }) => k.id === 'limited').rate_limit).toEqual({ requests: 3, window_seconds: 60 });
       expect(keys.find((k: { id: string }) => k.id === 'partner-one')).toMatchObject({ source: 'store', status: 'active', runtime_revoked: false, scopes: ISSUE.scopes, prefix: issued.entry.prefix, created_at: issued.entry.created_at });
       expect(keys.find((k: { id: string }) => k.id === trialKey.key_id)).toMatchObject({ source: 'store', scopes: trialKey.scopes, expires_at: trialKey.expires_at, rate_limit: { requests: 30, window_seconds: 60 } });
@@ -381,7 +381,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect(res.json().data.note).toMatch(/RULES_API_KEYS/);
       expect((await call('GET', '/v1/programs', { key: KEYS.calc })).statusCode).toBe(401);
       const listed = (await call('GET', '/v1/admin/keys', { key: KEYS.admin })).json().data.keys.filter((k: { id: string }) => k.id === 'calc');
-      expect(listed).toEqual([{ id: 'calc', source: 'environment', scopes: ['calculate:run', 'rules:read'], status: 'revoked', runtime_revoked: true, prefix: KEYS.calc.slice(0, 12) }]);
+      expect(listed).toEqual([{ id: 'calc', source: 'environment', scopes: ['calculate:run', 'rules:read'], status: 'revoked', runtime_revoked: true, prefix: `sha256:${sha256(KEYS.calc).slice(0, 8)}` }]);
       // another instance (or this one restarted) over the same store
       const other = caller((await start({ store: kind.sibling(t.store) })).app);
       expect((await other('GET', '/v1/programs', { key: KEYS.calc })).statusCode).toBe(401);

@@ -7,8 +7,8 @@ import { serve, type Served } from '../daemon.js';
 // A real `rules serve --store sqlite` process: what it acknowledged survives SIGKILL, and no raw
 // key ever leaves it except in the issuance answer (not in other answers, logs or data files).
 
-const ADMIN_KEY = 'daemon-test-admin-key-0001';
-const VICTIM_KEY = 'daemon-test-victim-key-0001';
+const ADMIN_KEY = 'daemon-test-admin-key-00000000000000000001';
+const VICTIM_KEY = 'daemon-test-victim-key-00000000000000000001';
 const ENV_KEYS = JSON.stringify([
   { id: 'ops', key: ADMIN_KEY, scopes: ['admin:keys', 'admin:analytics', 'rules:read'] },
   { id: 'victim', key: VICTIM_KEY, scopes: ['rules:read'] },

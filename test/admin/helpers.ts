@@ -27,7 +27,7 @@ export const STORE_KINDS: StoreKind[] = [
 ];
 
 /** Keys beside the harness keys: one per admin scope. */
-export const ADMIN_KEYS = { keysOnly: 'test-key-admin-keys-only-0001', analyticsOnly: 'test-key-admin-analytics-only-0001' };
+export const ADMIN_KEYS = { keysOnly: 'test-key-admin-keys-only-00000000000000000001', analyticsOnly: 'test-key-admin-analytics-only-00000000000000000001' };
 export const ADMIN_ENV = {
   RULES_API_KEYS: JSON.stringify([
     ...(JSON.parse(ENV_KEYS) as unknown[]),

@@ -10,7 +10,7 @@ import { testApp } from '../server/harness.js';
 
 // `rules keys issue|list|revoke` as an operator runs it: a real process on a SQLite store.
 
-const ENV_ADMIN_KEY = 'cli-test-env-admin-key-0001';
+const ENV_ADMIN_KEY = 'cli-test-env-admin-key-00000000000000000001';
 const ENV_KEYS = JSON.stringify([{ id: 'env-admin', key: ENV_ADMIN_KEY, scopes: ['*'] }]);
 
 const keys = (args: string[], env: Record<string, string> = {}) => execa('node', [CLI, 'keys', ...args], { reject: false, env: { NO_COLOR: '1', RULES_API_KEYS: '', ...env } });
@@ -80,21 +80,22 @@ describe('rules keys', () => {
   });
 
   it.each([
-    ['an invalid id', ['--id', 'Bad Id', '--scope', '*'], /id/],
+    ['an invalid id', ['--id', 'Bad Id', '--scope', '*'], /^rules: --id: must match pattern/],
     ['a 2-character id', ['--id', 'ab', '--scope', '*'], /id/],
-    ['an unknown scope', ['--id', 'valid-id', '--scope', 'everything'], /scopes/],
+    ['an unknown scope', ['--id', 'valid-id', '--scope', 'everything'], /^rules: --scope: must be one of /],
     ['no scope', ['--id', 'valid-id'], /scope/],
     ['no id', ['--scope', '*'], /id/],
     ['a malformed rate limit', ['--id', 'valid-id', '--scope', '*', '--rate-limit', 'fast'], /rate-limit/],
-    ['a zero rate limit', ['--id', 'valid-id', '--scope', '*', '--rate-limit', '0/60'], /rate_limit/],
-    ['an invalid expiry', ['--id', 'valid-id', '--scope', '*', '--expires-at', 'soon'], /expires_at/],
-    ['a past expiry', ['--id', 'valid-id', '--scope', '*', '--expires-at', '2001-01-01T00:00:00Z'], /expires_at/],
-    ['a long owner', ['--id', 'valid-id', '--scope', '*', '--owner', 'o'.repeat(121)], /owner/],
+    ['a zero rate limit', ['--id', 'valid-id', '--scope', '*', '--rate-limit', '0/60'], /^rules: --rate-limit \(requests\): must be >= 1$/m],
+    ['an invalid expiry', ['--id', 'valid-id', '--scope', '*', '--expires-at', 'soon'], /^rules: --expires-at: must match format "date-time"$/m],
+    ['a past expiry', ['--id', 'valid-id', '--scope', '*', '--expires-at', '2001-01-01T00:00:00Z'], /^rules: --expires-at: must lie in the future$/m],
+    ['a long owner', ['--id', 'valid-id', '--scope', '*', '--owner', 'o'.repeat(121)], /^rules: --owner: must NOT have more than 120 characters$/m],
   ])('exits 2 on %s', async (_what, args, message) => {
     const dir = tempDir();
     const res = await keys(['issue', ...args, '--data-dir', dir]);
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(message);
+    expect(res.stderr).not.toMatch(/\b(body|key)\.[a-z_]/); // the CLI's flags, not the HTTP API's fields
     expect(res.stdout).toBe('');
   });
 

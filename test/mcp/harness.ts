@@ -10,8 +10,8 @@ import { CLI } from '../paths.js';
 // small local HTTP stub (for timeouts and rate limits the daemon cannot be made to produce on cue).
 
 export const KEYS = {
-  all: 'mcp-test-key-all-0001',
-  reader: 'mcp-test-key-reader-0001',
+  all: 'mcp-test-key-all-00000000000000000001',
+  reader: 'mcp-test-key-reader-00000000000000000001',
 };
 
 const DAEMON_KEYS = JSON.stringify([

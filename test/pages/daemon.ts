@@ -4,8 +4,8 @@ import { serve } from '../daemon.js';
 // A real `rules serve` process (memory store, a free port) with an admin:analytics key and a
 // rules:read key; it needs the built CLI (dist/), which the global setup builds.
 
-export const OPS_KEY = 'pages-test-ops-key-0001';
-export const READER_KEY = 'pages-test-reader-key-0001';
+export const OPS_KEY = 'pages-test-ops-key-00000000000000000001';
+export const READER_KEY = 'pages-test-reader-key-00000000000000000001';
 
 export interface RunningDaemon {
   url: string;

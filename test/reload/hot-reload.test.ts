@@ -7,7 +7,7 @@ import { PROJECT } from '../paths.js';
 
 // `rules serve --watch`: an edit to an encoding recompiles and swaps the package in place.
 
-const KEY = 'reload-test-key-0001';
+const KEY = 'reload-test-key-00000000000000000001';
 
 describe('rules serve --watch', () => {
   it('hot-reloads a package after an edit and keeps serving', async () => {

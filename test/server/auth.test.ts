@@ -7,15 +7,15 @@ import { expectError, SNAP_REQUEST } from './lab.js';
 // Rules API, "Authentication" and the rate limits of "Limits".
 
 const K = {
-  all: 'auth-test-key-all-0001',
-  rules: 'auth-test-key-rules-0001',
-  sources: 'auth-test-key-sources-0001',
-  graphs: 'auth-test-key-graphs-0001',
-  calc: 'auth-test-key-calc-0001',
-  parity: 'auth-test-key-parity-0001',
-  keysOnly: 'auth-test-key-admin-keys-0001',
-  limited: 'auth-test-key-limited-0001',
-  expired: 'auth-test-key-expired-0001',
+  all: 'auth-test-key-all-00000000000000000001',
+  rules: 'auth-test-key-rules-00000000000000000001',
+  sources: 'auth-test-key-sources-00000000000000000001',
+  graphs: 'auth-test-key-graphs-00000000000000000001',
+  calc: 'auth-test-key-calc-00000000000000000001',
+  parity: 'auth-test-key-parity-00000000000000000001',
+  keysOnly: 'auth-test-key-admin-keys-00000000000000000001',
+  limited: 'auth-test-key-limited-00000000000000000001',
+  expired: 'auth-test-key-expired-00000000000000000001',
 };
 
 const KEYS_ENV = JSON.stringify([
@@ -146,7 +146,7 @@ describe('401 unauthorized', () => {
   beforeAll(async () => {
     t = await app();
     // a store key, accepted, then revoked
-    const raw = 'auth-test-key-revoked-0001';
+    const raw = 'auth-test-key-revoked-00000000000000000001';
     await t.store.createKey({ id: 'revoked', key_sha256: sha256(raw), prefix: raw.slice(0, 8), scopes: ['*'], status: 'active', kind: 'admin', created_at: new Date().toISOString() });
     await t.ctx.keys.refresh();
   });
@@ -161,7 +161,7 @@ describe('401 unauthorized', () => {
 
   test('missing, unknown, expired and revoked keys get the identical 401 body', async () => {
     const url = '/v1/programs';
-    expect((await t.app.inject({ method: 'GET', url, headers: withKey('auth-test-key-revoked-0001') })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url, headers: withKey('auth-test-key-revoked-00000000000000000001') })).statusCode).toBe(200);
     await t.store.revokeKey('revoked', new Date().toISOString());
     await t.ctx.keys.refresh();
 
@@ -172,7 +172,7 @@ describe('401 unauthorized', () => {
       await t.app.inject({ method: 'GET', url, headers: { authorization: `Basic ${Buffer.from(`x:${K.all}`).toString('base64')}` } }),
       await t.app.inject({ method: 'GET', url, headers: withKey(K.expired) }),
       await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${K.expired}` } }),
-      await t.app.inject({ method: 'GET', url, headers: withKey('auth-test-key-revoked-0001') }),
+      await t.app.inject({ method: 'GET', url, headers: withKey('auth-test-key-revoked-00000000000000000001') }),
     ];
     for (const res of answers) expectError(res, 401, 'unauthorized');
     const first = strip(answers[0]);

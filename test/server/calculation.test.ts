@@ -331,7 +331,7 @@ describe('jobs', () => {
   test('`completed` grows toward `total` while the job runs; results appear once succeeded', async () => {
     const slow = await testApp({ RULES_API_KEYS: GENEROUS_KEYS }, { compiled: labOutput(), config: { jobConcurrency: 1 } });
     try {
-      const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(300) };
+      const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(30) };
       const data = expectOk(await submit(Array(8).fill(request), slow), 202);
       const seen = await pollUntilDone(data.status_url, slow);
       const completed = seen.map((r) => r.completed);

@@ -12,7 +12,7 @@ import { LAB, labRoot, SNAP_REQUEST, sleep, slowHousehold, UUID } from './lab.js
 // over real HTTP. Start-up banner, configuration from flags and RULES_* twins, configuration
 // errors, and a SIGTERM while a job runs.
 
-const KEY = { all: 'daemon-test-key-all-0001', calc: 'daemon-test-key-calc-0001', admin: 'daemon-test-key-admin-0001' };
+const KEY = { all: 'daemon-test-key-all-00000000000000000001', calc: 'daemon-test-key-calc-00000000000000000001', admin: 'daemon-test-key-admin-00000000000000000001' };
 const API_KEYS = JSON.stringify([
   { id: 'all', key: KEY.all, scopes: ['*'] },
   { id: 'calc', key: KEY.calc, scopes: ['calculate:run', 'rules:read'] },
@@ -208,7 +208,7 @@ describe('SIGTERM while a job runs', () => {
     const args = ['--port', '0', '--data-dir', dataDir, '--store', 'sqlite', '--root', labRoot()];
     const env = { RULES_API_KEYS: API_KEYS, RULES_JOB_CONCURRENCY: '1' };
     const TOTAL = 12;
-    const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(1000) };
+    const request = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(100) };
 
     const first = await start(args, env);
     let jobId: string;

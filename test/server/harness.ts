@@ -19,12 +19,12 @@ import { PROJECT } from '../paths.js';
 // An app over the bundled encodings, driven with app.inject (no socket).
 
 export const KEYS = {
-  all: 'test-key-all-scopes-0001',
-  read: 'test-key-rules-read-0001',
-  calc: 'test-key-calculate-0001',
-  admin: 'test-key-admin-0001',
-  limited: 'test-key-limited-0001',
-  expired: 'test-key-expired-0001',
+  all: 'test-key-all-scopes-00000000000000000001',
+  read: 'test-key-rules-read-00000000000000000001',
+  calc: 'test-key-calculate-00000000000000000001',
+  admin: 'test-key-admin-00000000000000000001',
+  limited: 'test-key-limited-00000000000000000001',
+  expired: 'test-key-expired-00000000000000000001',
 };
 
 export const ENV_KEYS = JSON.stringify([

@@ -1,0 +1,39 @@
+// The limits every request body is held to, enforced by the body parser before any route runs
+// (server/app.ts) and stated in the OpenAPI description and error catalogue.
+
+/** Bytes in a request body (413 `payload_too_large` above). */
+export const BODY_LIMIT = 262_144;
+
+/**
+ * Arrays and objects nested inside each other in a JSON body (400 `invalid_request` above). The
+ * deepest legitimate body (a migration household: body → household → group → entity →
+ * variable → period) is 6 levels; code that walks client data recursively (JSON.stringify in
+ * messages and persistence, structuredClone, validation) overflows the stack only in the
+ * thousands, so 64 leaves room for open values and stays far from that.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const [OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT] = [0x5b, 0x7b, 0x5d, 0x7d];
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit` (the outermost container is
+ * level 1). One linear pass over the raw text, counting brackets outside strings, so a hostile
+ * body cannot make this check itself recurse; malformed text is left to JSON.parse.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
+  }
+  return false;
+}
