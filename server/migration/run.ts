@@ -169,7 +169,9 @@ export function runMigration(body: unknown, catalog: Catalog, options: Migration
     try {
       response = options.calculate(request);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'invalid_household') {
+      // a required input the household does not give leaves these values uncomputed; any other
+      // household error (an impossible size, a bad value) fails the request with 400
+      if (err instanceof ApiError && err.code === 'invalid_household' && /required input `\w+` is missing/.test(err.message)) {
         const reason = explainHouseholdError(err.message, table, mapped.sources);
         for (const { ask } of unitAsks) unsupported(ask, reason);
         continue;
