@@ -1,4 +1,5 @@
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
+import { deriveProgramId } from '../compiler/4-package/program-id.js';
 import type { CalculateResponse } from './calculation.js';
 import { ApiError } from './errors.js';
 import type { Catalog } from './runtime/catalog.js';
@@ -132,19 +133,21 @@ export function runMigration(body: unknown, catalog: Catalog, calculate: (r: Cal
             continue;
           }
           const jurisdiction = `us-${state.toLowerCase()}`;
-          const pkg = catalog.package(jurisdiction, 'snap');
+          // the state's SNAP package, named by the program id rule (us-co → co-snap)
+          const programId = deriveProgramId(jurisdiction, 'snap');
+          const pkg = catalog.package(jurisdiction, programId);
           if (!pkg) {
-            out.unsupported.push({ entity_group: group, entity_id: entityId, variable, period: key, reason: `no executable package for the state ${state} (${jurisdiction}/snap)` });
+            out.unsupported.push({ entity_group: group, entity_id: entityId, variable, period: key, reason: `no executable package for the state ${state} (${jurisdiction}/${programId})` });
             continue;
           }
-          const request = toCalculateRequest(members, people, unit, period, jurisdiction);
+          const request = toCalculateRequest(members, people, unit, period, jurisdiction, programId);
           const response = calculate(request);
           const benefit = Number(response.outputs[COVERED[variable]] ?? 0);
           const result = period.annual ? Math.round(benefit * 12 * 100) / 100 : benefit;
           (values as Record<string, unknown>)[key] = result;
           out.computed.push({ entity_group: group, entity_id: entityId, variable, period: key, value: result });
           out.warnings.push(...response.warnings);
-          if (!out.packages.some((p) => p.runtime_id === response.runtime.id)) out.packages.push({ program_id: 'snap', jurisdiction, runtime_id: response.runtime.id });
+          if (!out.packages.some((p) => p.runtime_id === response.runtime.id)) out.packages.push({ program_id: programId, jurisdiction, runtime_id: response.runtime.id });
           if (!out.periods.includes(key)) out.periods.push(key);
         }
       }
@@ -156,7 +159,7 @@ export function runMigration(body: unknown, catalog: Catalog, calculate: (r: Cal
   return out;
 }
 
-function toCalculateRequest(members: string[], people: Group, unit: Record<string, unknown>, period: Period, jurisdiction: string): CalculateRequest {
+function toCalculateRequest(members: string[], people: Group, unit: Record<string, unknown>, period: Period, jurisdiction: string, programId: string): CalculateRequest {
   const facts: Record<string, number> = { household_size: Math.max(1, members.length) };
   for (const [input, names] of Object.entries(PERSON_SUMS)) facts[input] = members.reduce((sum, id) => sum + names.reduce((s, n) => s + monthly(people[id] ?? {}, n, period), 0), 0);
   for (const [input, names] of Object.entries(UNIT_SUMS)) facts[input] = names.reduce((s, n) => s + monthly(unit, n, period), 0);
@@ -168,7 +171,7 @@ function toCalculateRequest(members: string[], people: Group, unit: Record<strin
     return { ...(typeof age === 'number' ? { age } : {}), snap_member_is_disabled: disabled };
   };
   return {
-    program_id: 'snap',
+    program_id: programId,
     jurisdiction,
     household: { period: period.month, facts, people: Object.fromEntries(members.map((id) => [id, personOf(id)])) },
     variables: ['snap_allotment'],

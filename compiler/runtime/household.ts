@@ -110,8 +110,15 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   const values = new Map<string, Map<string, Value>>();
   // an entity id may carry inputs of several entities (entities label inputs; they do not
   // partition evaluation), so each id has a set of labels
-  const labels = new Map<string, Set<string>>([[mainId, new Set([main.entity])]]);
-  const addLabel = (id: string, entity: string) => (labels.get(id) ?? labels.set(id, new Set()).get(id)!).add(entity);
+  const labels = new Map<string, Set<string>>();
+  // an entity that only labels inputs shares the ids of the entity whose rules read them
+  // (id_template), so its inputs (and their defaults) come with each of those ids
+  const addLabel = (id: string, entity: string) => {
+    const set = labels.get(id) ?? labels.set(id, new Set()).get(id)!;
+    const template = loaded.entity(entity)?.id_template;
+    for (const e of pkg.entities) if (e.entity === entity || (template && e.id_template === template && !e.relations?.length)) set.add(e.entity);
+  };
+  addLabel(mainId, main.entity);
   const fields = new Map<string, string>();
   const tuples: { relation: string; tuple: [string, string] }[] = [];
 
@@ -140,9 +147,10 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   if (household.facts !== undefined) setAll(main.entity, mainId, household.facts, 'household.facts');
 
   const person = pkg.person_entity ? loaded.entity(pkg.person_entity) : undefined;
-  const addMember = (personId: string) => {
-    addLabel(personId, person!.entity);
-    for (const rel of person!.relations ?? []) tuples.push({ relation: rel.name, tuple: [personId, mainId] });
+  /** An instance of a member entity belongs to the main entity through that entity's relations. */
+  const addMember = (id: string, entity = person!) => {
+    addLabel(id, entity.entity);
+    for (const rel of entity.relations ?? []) if (rel.tuple[1] === main.entity) tuples.push({ relation: rel.name, tuple: [id, mainId] });
   };
   let peopleCount: number | undefined;
   if (household.people !== undefined) {
@@ -166,9 +174,8 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
       if (!entity) throw new HouseholdError(`household.entities.${label}`, `unknown entity (this package has ${pkg.entities.map((e) => e.entity).join(', ')})`);
       if (!isObj(instances)) throw new HouseholdError(`household.entities.${label}`, 'must be an object keyed by entity id');
       for (const [id, attrs] of Object.entries(instances)) {
-        if (entity.entity === main.entity && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\``);
-        if (person && entity.entity === person.entity && !labels.has(id)) addMember(id);
-        addLabel(id, entity.entity);
+        if (entity.id_template === mainId && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\`${entity.entity === main.entity ? '' : ` (no relation links a ${label} to the ${main.entity}: its inputs are the ${main.entity}'s)`}`);
+        if (!labels.get(id)?.has(entity.entity)) addMember(id, entity);
         setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`);
       }
     }
@@ -186,6 +193,14 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
         tuples.push({ relation, tuple: [t[0], t[1]] });
       });
     }
+  }
+
+  // an instance linked to the main entity by no tuple feeds no output: say so rather than drop it
+  const linked = new Set(tuples.flatMap((t) => t.tuple));
+  for (const [id, entityLabels] of labels) {
+    if (id === mainId || linked.has(id)) continue;
+    const names = [...entityLabels].join(', ');
+    warnings.push(`household.entities: ${names} \`${id}\` is linked to the ${main.entity} (\`${mainId}\`) by no relation, so its inputs reach no output; give inputs the ${main.entity} itself has under household.entities.<Entity>.${mainId}, or link it in household.relations`);
   }
 
   // a count input (household size) defaults to the number of people

@@ -86,7 +86,7 @@ describe('rules mcp catalog', () => {
     expect(capabilities.data).toHaveProperty('runtime.sample_requests');
     expect((await read('rules://programs')).data).toHaveProperty('programs');
     expect((await read('rules://runtime/packages')).data).toHaveProperty('packages');
-    expect((await read('rules://runtime/packages/us-co/snap')).data).toMatchObject({ package: { jurisdiction: 'us-co', program_id: 'snap' } });
+    expect((await read('rules://runtime/packages/us-co/co-snap')).data).toMatchObject({ package: { jurisdiction: 'us-co', program_id: 'co-snap' } });
   });
 
   it('answers a read of an unknown package with an error naming the API rejection', async () => {

@@ -131,7 +131,7 @@ describe('GET /v1/programs', () => {
 describe('runtime packages', () => {
   test('GET /v1/runtime/packages: RuntimePackageSummary[] with compiled mode', async () => {
     const packages = expectOk(await get('/v1/runtime/packages', KEYS.read)).packages;
-    expect(packages.map((p: { jurisdiction: string; program_id: string }) => `${p.jurisdiction}/${p.program_id}`).sort()).toEqual(['us-ca/snap', 'us-co/snap', 'us-ny/snap', 'us/snap']);
+    expect(packages.map((p: { jurisdiction: string; program_id: string }) => `${p.jurisdiction}/${p.program_id}`).sort()).toEqual(['us-ca/ca-snap', 'us-co/co-snap', 'us-ny/ny-snap', 'us/snap']);
     for (const p of packages) {
       expectPackageSummary(p);
       expect(p.mode).toBe('compiled');
@@ -174,7 +174,7 @@ describe('runtime packages', () => {
   });
 
   test('the detail sample_request computes, and aliases are accepted as documented', async () => {
-    const pkg = expectOk(await get('/v1/runtime/packages/us-co/snap')).package;
+    const pkg = expectOk(await get('/v1/runtime/packages/us-co/co-snap')).package;
     expectOk(await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.calc), payload: pkg.sample_request }));
     const [alias, canonical] = Object.entries(pkg.output_aliases)[0] as [string, string];
     const data = expectOk(await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.calc), payload: { ...pkg.sample_request, variables: [alias, canonical] } }));
