@@ -31,7 +31,17 @@ async function remote(url: string, key: string): Promise<ParityRun> {
   return body.data;
 }
 
+/** The cases of a folder; a malformed case is a usage error (one line, exit 2), not a crash. */
+function casesOf(dir: string) {
+  try {
+    return loadParityCases(dir);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
 function local(compiled: string | undefined, casesDir: string): ParityRun {
+  const cases = casesOf(casesDir);
   let dir = compiled;
   let scratch: string | undefined;
   if (!dir) {
@@ -42,7 +52,7 @@ function local(compiled: string | undefined, casesDir: string): ParityRun {
   }
   try {
     const catalog = Catalog.load(path.resolve(dir), 'compiled');
-    return runParity(loadParityCases(casesDir), catalog, (r) => runCalculation(catalog, r, 30_000));
+    return runParity(cases, catalog, (r) => runCalculation(catalog, r, 30_000));
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }

@@ -205,8 +205,8 @@ describe('external comparisons in a run of other cases (rules parity --cases)', 
   test('an unknown transform is refused when the cases load', async () => {
     writeFileSync(path.join(dir, 'cases.yaml'), dump([{ id: 'x', program_id: 'snap', jurisdiction: 'us', household: {}, variables: ['snap_allotment'], expected: { snap_allotment: 0 }, external_comparisons: [{ id: 'e', engine: 'policyengine', mappings: [{ axiom_variable: 'snap_allotment', external_path: 'a.b', transform: 'weekly' }], tolerance: { amount: 1 } }] }]));
     const res = await execa('node', [CLI, 'parity', '--cases', dir], { reject: false });
-    expect(res.exitCode).not.toBe(0);
-    expect(res.stderr).toContain('unknown transform `weekly`');
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr.trim()).toBe('rules: parity case x: external_comparisons[0]: unknown transform `weekly` (none, annual_to_monthly, monthly_to_annual)');
   });
 });
 
