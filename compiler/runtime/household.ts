@@ -12,12 +12,15 @@ import type { LoadedPackage } from './loaded-package.js';
 //   spm_units  `{unit_id: {input: value}}`; the FIRST unit feeds the main entity like facts
 //   people     `{person_id: {input: value}}`; each person is an instance of the package's person
 //              entity and a member (relation tuple [person_id, main id]) of its relations
-//   entities   `{Entity: {entity_id: {input: value}}}`: direct per-entity inputs
+//   entities   `{Entity: {entity_id: {input: value}}}`: direct per-entity inputs, by the ids the
+//              package detail gives; an instance of a member entity is a member of the main entity
+//              through its relations (the form of a package's sample_request)
 //   relations  `{relation: [[member_id, current_id], …]}`: explicit tuples
 // The main entity's id is its `id_template` (e.g. `household`). An input of the main entity
 // that counts people (`count_from`, e.g. household_size) defaults to the number of people.
 // Omitted inputs take the package defaults; an input without a default is required when a
-// formula reaches it.
+// formula reaches it. Nothing is dropped silently: unknown inputs, entities and ids are errors;
+// unknown top-level keys, extra spm_units and unlinked entity instances are warnings.
 
 export class HouseholdError extends Error {
   constructor(
