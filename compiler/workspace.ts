@@ -9,6 +9,8 @@ import { compositionTarget, composeProgram } from './4-package/compose.js';
 import { programGraph } from './4-package/graph.js';
 import type { ProgramGraph, RuntimePackage } from './4-package/package-types.js';
 import { type ProgramSpec, readProgramSpec } from './4-package/program-spec.js';
+import { deriveProgramId, programIdProblem } from './4-package/program-id.js';
+import { RuleSpecError, type YamlLocation } from './diagnostics.js';
 import { type IndexedRule, buildRuleIndex, type PackageMembership } from './4-package/rule-index.js';
 import { buildRuntimePackage, type PackageSpec } from './4-package/runtime-package.js';
 import { rootProvenance, type RootProvenance } from './4-package/provenance.js';
@@ -26,6 +28,8 @@ export interface BuiltPackage {
   graph: ProgramGraph;
   /** Module targets in the program's closure. */
   modules: string[];
+  /** The program's path in its jurisdiction, e.g. `snap` for `co-snap`. */
+  programPath?: string;
 }
 
 export interface BuildFailure {
@@ -54,9 +58,27 @@ interface Candidate {
   label: string;
   jurisdiction: string;
   programId: string;
+  /** The program's path in its jurisdiction (`snap`, `payroll/oasdi-wage-tax`). */
+  programPath: string;
+  /** Where the id comes from (the spec's `program:` or `id:`, the module's `module:`). */
+  idLocation: YamlLocation;
+  /** Why the id cannot be served, when it cannot. */
+  idProblem?: string;
   file: string;
   cacheKey: () => string;
   make: (contentHash: string) => BuiltPackage;
+}
+
+/** Candidates whose id another candidate of the same jurisdiction also has, with those others. */
+function idClashes(candidates: Candidate[]): Map<Candidate, Candidate[]> {
+  const byId = new Map<string, Candidate[]>();
+  for (const c of candidates) {
+    const key = `${c.jurisdiction}\u0000${c.programId}`;
+    (byId.get(key) ?? byId.set(key, []).get(key)!).push(c);
+  }
+  const clashes = new Map<Candidate, Candidate[]>();
+  for (const group of byId.values()) if (group.length > 1) for (const c of group) clashes.set(c, group.filter((o) => o !== c));
+  return clashes;
 }
 
 const hash = (parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
@@ -187,6 +209,8 @@ export class Workspace {
         label: spec.program,
         jurisdiction: spec.jurisdiction,
         programId: spec.programId,
+        programPath: spec.programPath,
+        idLocation: { file, path: spec.idPath },
         file,
         // the spec's content, not where it lives on disk, identifies it
         cacheKey: () => hash([JSON.stringify({ ...spec, file: undefined }), this.closureHash(this.composed(spec).target)]),
@@ -196,30 +220,38 @@ export class Workspace {
     for (const mod of modules) {
       if (mod.meta.kind !== 'composition' || scoped.has(mod.target)) continue;
       const { jurisdiction, path: modulePath } = splitTarget(mod.target)!;
+      const programId = deriveProgramId(jurisdiction, modulePath, { composition: true });
+      const problem = programIdProblem(programId);
       candidates.push({
         key: mod.target,
         label: `${jurisdiction}/${modulePath}`,
         jurisdiction,
-        programId: modulePath,
+        programId,
+        programPath: modulePath,
+        idLocation: { file: mod.file, path: ['module'] },
+        idProblem: problem && `${problem}, derived from the module path ${modulePath}; a program spec naming its \`id:\` can serve it instead`,
         file: mod.file,
         cacheKey: () => this.closureHash(mod.target),
-        make: (h) => this.fromCompositionModule(mod, h),
+        make: (h) => this.fromCompositionModule(mod, programId, h),
       });
     }
 
     const packages: BuiltPackage[] = [];
-    const seen = new Set<string>();
+    const clashes = idClashes(candidates);
     for (const [i, c] of candidates.entries()) {
       onProgress?.('programs', i, candidates.length);
       try {
-        const id = `${c.jurisdiction}/${c.programId}`;
-        if (seen.has(id)) throw new Error(`another program already has the id ${id}`);
-        seen.add(id);
+        if (c.idProblem) throw new RuleSpecError('invalid_module', c.idProblem, { location: c.idLocation });
+        const others = clashes.get(c) ?? [];
+        if (others.length) {
+          const names = others.map((o) => `${o.label} (${path.relative(process.cwd(), o.file)})`).join(', ');
+          throw new RuleSpecError('invalid_module', `program id \`${c.programId}\` of ${c.label} is also the id of ${names} in ${c.jurisdiction}; name a distinct one with \`id:\` in a program spec`, { location: c.idLocation });
+        }
         const key = c.cacheKey();
         const cached = this.packageCache.get(c.key);
         const built = cached?.key === key ? cached.built : c.make(key);
         this.packageCache.set(c.key, { key, built });
-        packages.push(built);
+        packages.push({ ...built, programPath: c.programPath });
       } catch (err) {
         const error = describeError(err);
         failures.push({ program: c.label, jurisdiction: c.jurisdiction, program_id: c.programId, file: c.file, error });
@@ -248,7 +280,7 @@ export class Workspace {
   }
 
   private ruleIndex(modules: ParsedModule[], packages: BuiltPackage[]): Map<string, IndexedRule[]> {
-    const membership: PackageMembership[] = packages.map((p) => ({ programId: p.pkg.program_id, jurisdiction: p.pkg.jurisdiction, modules: p.modules }));
+    const membership: PackageMembership[] = packages.map((p) => ({ programId: p.pkg.program_id, programPath: p.pkg.source.kind === 'program_spec' ? p.programPath : undefined, jurisdiction: p.pkg.jurisdiction, modules: p.modules }));
     const membershipKey = hash(membership.map((m) => `${m.jurisdiction}/${m.programId}:${m.modules.join(',')}`));
     const index = new Map<string, IndexedRule[]>();
     const closureOf = (mod: ParsedModule): ParsedModule[] => {
@@ -315,7 +347,8 @@ export class Workspace {
     const pkgSpec: PackageSpec = {
       jurisdiction: spec.jurisdiction,
       programId: spec.programId,
-      name: spec.name ?? `${spec.programId.toUpperCase()} (${spec.jurisdiction.toUpperCase()})`,
+      programPath: spec.programPath,
+      name: spec.name ?? `${spec.programPath.toUpperCase()} (${spec.jurisdiction.toUpperCase()})`,
       description: spec.description ?? `Executable ${spec.program} program for ${spec.period}, composed from ${spec.scope.length} modules.`,
       period: spec.period,
       validThrough: spec.validThrough,
@@ -332,7 +365,7 @@ export class Workspace {
     return { pkg, graph: programGraph(program, own), modules: program.modules.map((m) => m.target).filter((t) => t !== mod.target) };
   }
 
-  private fromCompositionModule(mod: ParsedModule, contentHash: string): BuiltPackage {
+  private fromCompositionModule(mod: ParsedModule, programId: string, contentHash: string): BuiltPackage {
     const program = compileModule(this.tree, mod.target);
     const own = program.rules.filter((r) => r.origin === mod);
     const used = new Set(own.flatMap((r) => [...r.ruleDeps]));
@@ -345,7 +378,8 @@ export class Workspace {
     const summary = mod.meta.summary?.replace(/\s+/g, ' ').trim() ?? `Composition ${mod.target}`;
     const pkg = buildRuntimePackage(program, {
       jurisdiction,
-      programId: modulePath,
+      programId,
+      programPath: modulePath,
       name: summary.split(/\.(\s|$)/)[0].slice(0, 120),
       description: summary,
       period,

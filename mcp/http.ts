@@ -17,7 +17,9 @@ export type ApiFailure =
   /** A non-2xx answer; `api_response` is the API's error envelope (or its raw text if not JSON). */
   | { message: string; http_status: number; api_response: unknown; retry_after?: number }
   | { message: string; url: string; timeout_ms: number }
-  | { message: string; url: string; cause: string };
+  | { message: string; url: string; cause: string }
+  /** A tool argument refused before any request (a path parameter that would leave the tool's endpoint). */
+  | { message: string; argument: string };
 
 export type ApiOutcome = { ok: true; envelope: Record<string, unknown> } | { ok: false; error: ApiFailure };
 

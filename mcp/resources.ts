@@ -1,14 +1,17 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { apiPath } from './api-path.js';
 import type { ApiClient, ApiRequest } from './http.js';
 
-// Four read-only resources: the discovery documents an agent may want in context before it calls
-// tools. Each read is one API request; the API envelope is the resource text.
+// Four read-only resources: the documents an agent may want in context before it calls tools
+// (capabilities, programs, runtime packages, parity cases), plus a template for one package.
+// Each read is one API request; the API envelope is the resource text.
 
 export const RESOURCE_URIS = {
   capabilities: 'rules://capabilities',
   programs: 'rules://programs',
   runtimePackages: 'rules://runtime/packages',
+  parityCases: 'rules://parity/cases',
   runtimePackage: 'rules://runtime/packages/{jurisdiction}/{program_id}',
 } as const;
 
@@ -55,6 +58,18 @@ export function registerResources(server: McpServer, api: ApiClient): void {
     (uri) => read(uri, { method: 'GET', path: '/v1/runtime/packages' }),
   );
 
+  server.registerResource(
+    'parity-cases',
+    RESOURCE_URIS.parityCases,
+    {
+      title: 'Parity cases',
+      description:
+        'Canonical households with outputs derived by hand from the law, and what PolicyEngine-US recorded for some of them (GET /v1/parity/cases; scope admin:parity).',
+      mimeType: JSON_TYPE,
+    },
+    (uri) => read(uri, { method: 'GET', path: '/v1/parity/cases' }),
+  );
+
   // No list callback: the packages are listed by the resource above, and listing here would cost a request per resources/list.
   server.registerResource(
     'runtime-package',
@@ -62,15 +77,22 @@ export function registerResources(server: McpServer, api: ApiClient): void {
     {
       title: 'Runtime package detail',
       description:
-        'One executable package: its input schema (entities, inputs, defaults), outputs, aliases, default period and a sample request, e.g. rules://runtime/packages/us-co/snap (GET /v1/runtime/packages/{jurisdiction}/{program_id}; scope rules:read).',
+        'One executable package: its input schema (entities, inputs, defaults), outputs, aliases, default period and a sample request, e.g. rules://runtime/packages/us-co/co-snap (GET /v1/runtime/packages/{jurisdiction}/{program_id}; scope rules:read).',
       mimeType: JSON_TYPE,
     },
+    // template variables arrive as they appear in the URI (percent-encoded); apiPath refuses any
+    // that would leave the endpoint (a rejected read is a protocol error naming why)
     (uri, variables) =>
-      read(uri, { method: 'GET', path: `/v1/runtime/packages/${apiSegment(variables.jurisdiction)}/${apiSegment(variables.program_id)}` }),
+      read(uri, { method: 'GET', path: apiPath('/v1/runtime/packages/{jurisdiction}/{program_id}', { jurisdiction: uriValue(variables.jurisdiction), program_id: uriValue(variables.program_id) }) }),
   );
 }
 
-/** Template variables arrive as they appear in the URI (percent-encoded); the API path needs them encoded once. */
-function apiSegment(uriValue: string | string[] | undefined): string {
-  return encodeURIComponent(decodeURIComponent(String(uriValue)));
+/** A template variable as its text: decoded once, as the URI carried it encoded. */
+function uriValue(value: string | string[] | undefined): string {
+  const text = String(value ?? '');
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

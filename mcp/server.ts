@@ -6,11 +6,11 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerTools } from './tools.js';
 
-// The stdio MCP server: 14 tools, 4 resources, 3 prompts over one API client. It holds no rules
+// The stdio MCP server: 14 tools, 4 resources (and a package template), 3 prompts over one API client. It holds no rules
 // or data of its own; everything comes from the API at call time.
 
 const INSTRUCTIONS = `Tools for the Rules API: search and read rule encodings of statutes, regulations and policy with their legal sources, and calculate household outcomes (e.g. SNAP) with a per-variable trace.
-Start with get_capabilities: it lists the executable packages and a ready-to-run sample_request for each, usable as calculate_household arguments. get_runtime_package tells which household inputs a package accepts.
+Start with get_capabilities: it lists the executable packages and a ready-to-run sample_request for each, usable as calculate_household arguments. get_runtime_package tells which household inputs a package accepts; its sample_request (household.entities) is a household to fill in.
 Every tool result is the API envelope {status, data, meta}. API rejections come back as results with isError and structuredContent.error {message, http_status, api_response, retry_after?}; the API key's scopes decide which tools succeed.`;
 
 export function createMcpServer(config: AdapterConfig, version: string): McpServer {

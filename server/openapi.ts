@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
 import { OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
+import { PROGRAM_ID_PATTERN } from '../compiler/4-package/program-id.js';
 import type { ServerContext } from './context.js';
 import { API_VERSION } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
@@ -92,8 +93,8 @@ function pathParameters(route: RouteDef): unknown[] {
     name: m[1],
     in: 'path',
     required: true,
-    schema: { type: 'string' },
-    description: m[1] === 'rule_id' ? 'A stable rule id (send `#` as %23) or a citation path; slashes are allowed.' : m[1] === 'program_id' ? 'Program ids may contain slashes.' : undefined,
+    schema: m[1] === 'program_id' ? { type: 'string', pattern: PROGRAM_ID_PATTERN.source } : { type: 'string' },
+    description: m[1] === 'rule_id' ? 'A stable rule id (send `#` as %23) or a citation path; slashes are allowed.' : m[1] === 'program_id' ? 'A URL slug, unique within the jurisdiction, e.g. `co-snap`.' : undefined,
   }));
 }
 

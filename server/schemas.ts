@@ -204,6 +204,33 @@ export const ParityRunResultSchema = {
     runtime: { type: 'object', properties: { id: str, mode: str } },
     warnings: strings,
     error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str } },
+    external_status: {
+      enum: ['matching', 'different', 'not_recorded', 'none'],
+      description: 'Whether the values another engine recorded for this household agree with ours within each comparison\'s tolerance (`none`: the case has no external comparison). The expected outputs come from the law; where the external engine differs, the comparison notes say why.',
+    },
+    external_comparisons: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'engine', 'status', 'values', 'notes'],
+        properties: {
+          id: str,
+          engine: str,
+          engine_version: str,
+          source: str,
+          status: { enum: ['matching', 'different', 'not_recorded'] },
+          values: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['axiom_variable', 'external_path', 'axiom_value', 'external_value', 'delta', 'agrees'],
+              properties: { axiom_variable: str, external_path: str, axiom_value: {}, external_value: { type: ['number', 'null'] }, delta: { type: ['number', 'null'] }, agrees: { type: 'boolean' } },
+            },
+          },
+          notes: strings,
+        },
+      },
+    },
   },
 } as const;
 

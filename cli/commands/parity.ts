@@ -25,8 +25,18 @@ async function remote(url: string, key: string): Promise<ParityRun> {
   return body.data;
 }
 
+/** The cases of a folder; a malformed case is a usage error (one line, exit 2), not a crash. */
+function casesOf(dir: string) {
+  try {
+    return loadParityCases(dir);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
 function local(compiled: string | undefined, casesDir: string): Promise<ParityRun> {
-  return withLocalCatalog(compiled, (catalog) => runParity(loadParityCases(casesDir), catalog, (r) => runCalculation(catalog, r, 30_000)));
+  const cases = casesOf(casesDir);
+  return withLocalCatalog(compiled, (catalog) => runParity(cases, catalog, (r) => runCalculation(catalog, r, 30_000)));
 }
 
 function printHuman(run: ParityRun): void {

@@ -10,7 +10,7 @@ const DEFAULTS = { entity: 'Household', dtype: 'Money', period: 'Month' };
 
 /** The module target of a spec's composition, e.g. `us-co:programs/snap/2026-01`. */
 export function compositionTarget(spec: ProgramSpec): string {
-  return `${spec.jurisdiction}:programs/${spec.programId}/${spec.period}`;
+  return `${spec.jurisdiction}:programs/${spec.programPath}/${spec.period}`;
 }
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);

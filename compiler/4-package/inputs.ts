@@ -101,17 +101,35 @@ export function catalogueInputs(program: Program, mainEntity: string): InputCata
     const rel = memberRelations.find((r) => r.arguments[1] === main || !r.arguments[1]);
     if (rel) {
       personEntity = rel.arguments[0] || 'Person';
-      entities.push({ entity: personEntity, id_template: `${snakeCase(personEntity)}-{index}`, inputs: [], relations: [{ name: rel.id, tuple: [personEntity, main] }] });
+      const relation = { name: rel.id, tuple: [personEntity, main] };
+      // an entity with inputs but no relation of its own (its inputs read through another one)
+      const known = entities.find((e) => e.entity === personEntity);
+      if (known) known.relations = [relation];
+      else entities.push({ entity: personEntity, id_template: `${snakeCase(personEntity)}-{index}`, inputs: [], relations: [relation] });
     }
+  }
+  // An entity no relation links to anything only labels inputs, which formulas read where the
+  // reading rule's entity is: it takes the ids of the main entity or of the member entity whose
+  // rules read it (a Person's inputs read by Member rules sit on the members).
+  for (const e of entities) {
+    if (e.entity === main || e.relations?.length) continue;
+    const readers = new Set(e.inputs.flatMap((i) => [...(program.inputs.get(i.name)?.entities ?? [])]));
+    const host = readers.has(main) ? entities[0] : entities.find((o) => o.relations?.length && readers.has(o.entity));
+    if (!host && readers.size) continue;
+    e.id_template = (host ?? entities[0]).id_template;
+    if (host?.count_from) e.count_from = host.count_from;
+    else if (!host || host === entities[0]) e.count = 1;
   }
   return { entities, mainEntity: main, personEntity };
 }
 
+/** The prefix friendly names drop: `snap_` for the program path `snap` (and so for `co-snap`). */
+export const aliasPrefix = (programPath: string): string => `${programPath.split('/').pop()!.replace(/-/g, '_')}_`;
+
 /** Friendly names for inputs: declared aliases, and the name without the program's prefix. */
-export function householdAliases(program: Program, entities: PackageEntity[], programId: string): Record<string, string> {
+export function householdAliases(program: Program, entities: PackageEntity[], prefix: string): Record<string, string> {
   const all = new Set(entities.flatMap((e) => e.inputs.map((i) => i.name)));
   const aliases: Record<string, string> = {};
-  const prefix = `${programId.split('/').pop()!.replace(/-/g, '_')}_`;
   const taken = (a: string) => all.has(a) || a in aliases;
   for (const name of [...all].sort()) {
     for (const alias of declaredInput(program, name)?.aliases ?? []) if (!taken(alias)) aliases[alias] = name;

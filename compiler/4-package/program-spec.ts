@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { loadModuleYaml } from '../1-parse/yaml.js';
 import { RuleSpecError } from '../diagnostics.js';
+import { deriveProgramId, programIdProblem } from './program-id.js';
 
 // Program specs: `programs/<jurisdiction>/<program>/<period>.yaml` declare an executable
 // program: which modules are in scope, which outputs it serves, and small synthesized rules
@@ -13,10 +14,15 @@ export interface Transformation {
 
 export interface ProgramSpec {
   file: string;
-  /** `us-co/snap`: jurisdiction, then the program id (which may contain slashes). */
+  /** `us-co/snap`: jurisdiction, then the program's path (which may contain slashes). */
   program: string;
   jurisdiction: string;
+  /** `snap`, `payroll/oasdi-wage-tax`: the program's path within its jurisdiction. */
+  programPath: string;
+  /** The served id, a URL slug: `id:` when the spec names one, else derived (see program-id.ts). */
   programId: string;
+  /** Where the id comes from, to point at it when it collides. */
+  idPath: (string | number)[];
   /** `2026-01` (a bare year `2026` is read as its January). */
   period: string;
   /** `valid_through: YYYY-MM`: the last month the program's figures are known to apply. */
@@ -67,12 +73,19 @@ export function readProgramSpec(file: string): ProgramSpec {
     return { spec: t as Transformation, path: ['transformations', i] };
   });
   if (scope.length === 0 && transformations.length === 0) fail('a program spec needs a `scope:` (modules) or `transformations:`', ['scope']);
+  const programPath = program.slice(slash + 1);
+  if (spec.id !== undefined && typeof spec.id !== 'string') fail('`id:` must be a program id such as co-snap', ['id']);
+  const programId = typeof spec.id === 'string' ? spec.id : deriveProgramId(jurisdiction, programPath);
+  const idProblem = programIdProblem(programId);
+  if (idProblem) fail(spec.id === undefined ? `${idProblem}, derived from \`program: ${program}\`; name one with \`id:\`` : idProblem, [spec.id === undefined ? 'program' : 'id']);
   const aliases = isObj(spec.output_aliases) ? Object.fromEntries(Object.entries(spec.output_aliases).map(([k, v]) => [k, String(v)])) : {};
   return {
     file,
     program,
     jurisdiction,
-    programId: program.slice(slash + 1),
+    programPath,
+    programId,
+    idPath: [spec.id === undefined ? 'program' : 'id'],
     period,
     validThrough,
     outputs,

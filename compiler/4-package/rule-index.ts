@@ -4,6 +4,7 @@ import type { ParsedModule, RuleDecl } from '../1-parse/module.js';
 import { splitTarget } from '../2-resolve/source-tree.js';
 import type { RootProvenance } from './provenance.js';
 import { closureSymbols, declaredId } from './closure-names.js';
+import { deriveProgramId } from './program-id.js';
 
 // The rule index: one RuleDetail per rule of a module, with its source references and
 // dependencies (resolved by name in the module's import closure, as the engine does).
@@ -60,6 +61,9 @@ const PROGRAM_WORDS = ['snap', 'tanf', 'medicaid', 'chip', 'wic', 'ssi', 'liheap
 
 export interface PackageMembership {
   programId: string;
+  /** A program spec's path in its jurisdiction (`snap` for `co-snap`); its first segment names
+   *  the program's rules elsewhere. Composition modules' paths name no program. */
+  programPath?: string;
   jurisdiction: string;
   modules: string[];
 }
@@ -83,12 +87,16 @@ export function buildRuleIndex(
   for (const p of [...packages].sort((a, b) => (a.programId < b.programId ? -1 : 1))) {
     for (const m of p.modules) if (!programOfModule.has(m) && splitTarget(m)?.jurisdiction === p.jurisdiction) programOfModule.set(m, p.programId);
   }
-  const words = [...new Set([...packages.map((p) => p.programId.split('/')[0]), ...PROGRAM_WORDS])];
+  const words = [...new Set([...packages.flatMap((p) => (p.programPath ? [p.programPath.split('/')[0]] : [])), ...PROGRAM_WORDS])];
   const programOf = (mod: ParsedModule): string => {
     const own = programOfModule.get(mod.target);
     if (own) return own;
-    const segments = (splitTarget(mod.target)?.path ?? '').toLowerCase().split(/[/_.-]/);
-    return words.find((w) => w.split(/[-_]/).every((part) => segments.includes(part))) ?? 'general';
+    const { jurisdiction = '', path: modulePath = '' } = splitTarget(mod.target) ?? {};
+    const segments = modulePath.toLowerCase().split(/[/_.-]/);
+    const word = words.find((w) => w.split(/[-_]/).every((part) => segments.includes(part)));
+    // named as a package of that word would be (`snap` in us-mo → `mo-snap`), so a state's
+    // SNAP rules outside the package's closure still list under its id
+    return word ? deriveProgramId(jurisdiction, word) : 'general';
   };
 
   const indexed: IndexedRule[] = [];

@@ -6,7 +6,7 @@ import { HouseholdError } from '../runtime/household.js';
 import { EvaluationError } from '../engine/evaluate.js';
 import { LoadedPackage } from '../runtime/loaded-package.js';
 import { packageCoverage } from './coverage.js';
-import { catalogueInputs, declaredInput, householdAliases } from './inputs.js';
+import { aliasPrefix, catalogueInputs, declaredInput, householdAliases } from './inputs.js';
 import { OUTPUT_FORMAT_VERSION, type CalculateRequest, type PackageEntity, type RuntimePackage } from './package-types.js';
 import { executableToJson } from './serialize.js';
 
@@ -15,7 +15,10 @@ import { executableToJson } from './serialize.js';
 
 export interface PackageSpec {
   jurisdiction: string;
+  /** The served id, a URL slug (`co-snap`). */
   programId: string;
+  /** The program's path in its jurisdiction (`snap`): its last segment is the prefix aliases drop. */
+  programPath: string;
   name: string;
   description: string;
   period: string; // YYYY-MM
@@ -49,7 +52,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
 
   // output aliases: declared ones, plus each output without the program's prefix
   const outputAliases: Record<string, string> = { ...spec.outputAliases };
-  const prefix = `${spec.programId.split('/').pop()!.replace(/-/g, '_')}_`;
+  const prefix = aliasPrefix(spec.programPath);
   for (const { name } of outputs) {
     const short = name.slice(prefix.length);
     if (name.startsWith(prefix) && short && !spec.outputs.includes(short) && !(short in outputAliases)) outputAliases[short] = name;
@@ -75,7 +78,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
     outputs: [...outputs, ...Object.entries(outputAliases).map(([alias, canonical]) => ({ name: alias, legal_id: outputs.find((o) => o.name === canonical)?.legal_id, alias_for: canonical }))],
     entities,
     output_aliases: outputAliases,
-    household_aliases: householdAliases(program, entities, spec.programId),
+    household_aliases: householdAliases(program, entities, aliasPrefix(spec.programPath)),
     sample_request: { program_id: spec.programId, jurisdiction: spec.jurisdiction, household: {} },
     source: spec.source,
     acknowledged_incomplete: spec.acknowledgedIncomplete,
@@ -96,7 +99,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
 /** A guess for an input nobody gave an example for. */
 function guess(input: PackageEntity['inputs'][number], period: string): unknown {
   if (input.values?.length) return input.values[0];
-  if (input.name.endsWith('_size')) return 1;
+  if (input.name.endsWith('_size') && input.dtype !== 'Boolean') return 1;
   switch (input.dtype) {
     case 'Boolean':
       return false;
@@ -111,48 +114,31 @@ function guess(input: PackageEntity['inputs'][number], period: string): unknown 
   }
 }
 
-/** Set `value` at a household field path such as `household.people.person-1.age`
- *  (`*` as the person id sets it for every person). */
-function setField(household: Record<string, unknown>, field: string, value: unknown): boolean {
-  const parts = field.split('.');
-  if (parts[0] !== 'household' || parts.length < 2) return false;
-  let node: Record<string, unknown> = household;
-  for (const key of parts.slice(1, -1)) {
-    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[parts[parts.length - 1]] = value;
-  return true;
-}
-
-/** A ready-to-run request: declared examples, then required inputs filled in (and table keys
- *  chosen) until the default outputs compute, verified here at compile time. */
+/** A ready-to-run request a client can fill in: `household.entities`, every entity by the id
+ *  the package detail gives, every input present (declared example, else default, else a
+ *  guess), with table keys chosen until the default outputs compute, verified here at compile
+ *  time. The main entity and the members of its relations (the person entity) are instantiated;
+ *  other entities are reached through rules, not through the household. */
 function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest {
   const main = pkg.entities.find((e) => e.entity === pkg.main_entity)!;
   const person = pkg.entities.find((e) => e.entity === pkg.person_entity);
-  const facts: Record<string, unknown> = {};
-  for (const input of main.inputs) {
+  const exampleOf = (input: PackageEntity['inputs'][number], index: number): unknown => {
     const example = declaredInput(program, input.name)?.example;
-    if (example !== undefined) facts[input.name] = example;
+    if (example !== undefined) return Array.isArray(example) ? example[index % example.length] : example;
+    return input.default !== undefined ? input.default : guess(input, pkg.default_period);
+  };
+  const mainValues = Object.fromEntries(main.inputs.map((input) => [input.name, exampleOf(input, 0)]));
+  const size = person?.count_from !== undefined ? Number(mainValues[person.count_from]) : NaN;
+  const memberIds = person ? Array.from({ length: Math.max(1, Math.min(8, Number.isInteger(size) ? size : 1)) }, (_, i) => person.id_template.replace('{index}', String(i + 1))) : [];
+  // each entity at the ids of its id_template: the main entity's one id, or the members'
+  const entities: Record<string, Record<string, Record<string, unknown>>> = {};
+  for (const e of pkg.entities) {
+    const ids = e.id_template === main.id_template ? [main.id_template] : person && e.id_template === person.id_template ? memberIds : [];
+    if (ids.length) entities[e.entity] = Object.fromEntries(ids.map((id, i) => [id, e === main ? mainValues : Object.fromEntries(e.inputs.map((input) => [input.name, exampleOf(input, i)]))]));
   }
-  const sizeInput = main.inputs.find((x) => x.name.endsWith('_size'));
-  const peopleCount = Math.max(1, Math.min(8, Number(sizeInput && facts[sizeInput.name] !== undefined ? facts[sizeInput.name] : 1)));
-  const household: Record<string, unknown> = { period: pkg.default_period, facts };
-  if (person) {
-    const people: Record<string, Record<string, unknown>> = {};
-    for (let i = 1; i <= peopleCount; i++) {
-      const attrs: Record<string, unknown> = {};
-      for (const input of person.inputs) {
-        const example = declaredInput(program, input.name)?.example;
-        if (example !== undefined) attrs[input.name] = Array.isArray(example) ? example[(i - 1) % example.length] : example;
-      }
-      people[`${person.id_template.replace('{index}', String(i))}`] = attrs;
-    }
-    household.people = people;
-  }
+  const household = { period: pkg.default_period, entities };
   const request: CalculateRequest = { program_id: pkg.program_id, jurisdiction: pkg.jurisdiction, household, variables: pkg.default_outputs };
   const loaded = new LoadedPackage(pkg, program);
-  const inputOf = (name: string) => pkg.entities.flatMap((e) => e.inputs).find((i) => i.name === name);
   const tried = new Set<string>();
   for (let attempt = 0; attempt < 60; attempt++) {
     try {
@@ -160,14 +146,14 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
       return request;
     } catch (err) {
       const fix = repair(err);
-      const attemptKey = fix && `${fix.field}=${JSON.stringify(fix.value)}`;
+      const attemptKey = fix && JSON.stringify(fix);
       if (fix && !tried.has(attemptKey!)) {
         tried.add(attemptKey!);
-        if (fix.field.startsWith('household.people.') && household.people && fix.field.split('.').length === 4) {
-          for (const attrs of Object.values(household.people as Record<string, Record<string, unknown>>)) attrs[fix.field.split('.').pop()!] = fix.value;
-          continue;
-        }
-        if (setField(household, fix.field, fix.value)) continue;
+        if (fix.entity === undefined) household.period = String(fix.value);
+        // a person's input: every person gets the same fix
+        else if (fix.entity === person?.entity && fix.id !== main.id_template) for (const values of Object.values(entities[fix.entity])) values[fix.input] = fix.value;
+        else ((entities[fix.entity] ??= {})[fix.id] ??= {})[fix.input] = fix.value;
+        continue;
       }
       pkg.notes.push(`the sample request does not compute: ${err instanceof Error ? err.message : String(err)}`);
       return request;
@@ -175,23 +161,23 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
   }
   return request;
 
-  function repair(err: unknown): { field: string; value: unknown } | undefined {
-    if (err instanceof HouseholdError && err.field === 'household.period') return err.hint === undefined ? undefined : { field: 'household.period', value: err.hint };
-    if (err instanceof HouseholdError) {
-      const missing = /required input `([^`]+)`/.exec(err.message)?.[1];
-      const input = missing ? inputOf(missing) : undefined;
-      return input ? { field: err.field, value: guess(input, pkg.default_period) } : undefined;
+  /** What to change: an entity instance's input (entity undefined: the period). */
+  function repair(err: unknown): { entity?: string; id: string; input: string; value: unknown } | undefined {
+    if (err instanceof HouseholdError && err.field === 'household.period') return err.hint === undefined ? undefined : { id: '', input: 'period', value: err.hint };
+    // an input read for an instance the sample did not give it to (an input of another entity
+    // read at the main entity, a member read through a second relation)
+    const missing = err instanceof HouseholdError ? /^household\.entities\.([^.]+)\.([^.]+)\.([^.]+)$/.exec(err.field) : null;
+    if (missing && /required input `/.test(err instanceof Error ? err.message : '')) {
+      const input = pkg.entities.find((e) => e.entity === missing[1])?.inputs.find((i) => i.name === missing[3]);
+      if (input) return { entity: missing[1], id: missing[2], input: input.name, value: input.default ?? guess(input, pkg.default_period) };
     }
-    // a table without a cell for the guessed key: use a key the table has
+    // a table without a cell for the chosen key: use a key the table has
     if (err instanceof EvaluationError && err.detail.missingKey) {
       const param = program.parameters[err.detail.missingKey.parameter];
       const slot = param.indexedBy;
       const keys = [...(param.versions[param.versions.length - 1]?.cells.keys() ?? [])].filter((k) => k > 0);
       const entity = slot ? pkg.entities.find((e) => e.inputs.some((i) => i.name === slot)) : undefined;
-      if (slot && keys.length && entity) {
-        const field = entity === main ? `household.facts.${slot}` : `household.entities.${entity.entity}.${main.id_template}.${slot}`;
-        return { field, value: Math.min(...keys) };
-      }
+      if (slot && keys.length && entity) return { entity: entity.entity, id: entity === person ? '' : main.id_template, input: slot, value: Math.min(...keys) };
     }
     return undefined;
   }

@@ -16,7 +16,11 @@ export const CalculateRequestSchema = {
   properties: {
     program_id: { type: 'string', minLength: 1, maxLength: 120 },
     jurisdiction: { type: 'string', minLength: 1, maxLength: 120 },
-    household: { type: 'object', additionalProperties: true },
+    household: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Conventions: `entities` ({Entity: {id: {input: value}}}, ids from the package detail; the form of `sample_request`), `facts`, `people`, `spm_units`, `period` (YYYY-MM), `relations`. An unknown input is 400 `invalid_household`; an unknown top-level key is a warning.',
+    },
     variables: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 } },
   },
 } as const;

@@ -12,12 +12,15 @@ import type { LoadedPackage } from './loaded-package.js';
 //   spm_units  `{unit_id: {input: value}}`; the FIRST unit feeds the main entity like facts
 //   people     `{person_id: {input: value}}`; each person is an instance of the package's person
 //              entity and a member (relation tuple [person_id, main id]) of its relations
-//   entities   `{Entity: {entity_id: {input: value}}}`: direct per-entity inputs
+//   entities   `{Entity: {entity_id: {input: value}}}`: direct per-entity inputs, by the ids the
+//              package detail gives; an instance of a member entity is a member of the main entity
+//              through its relations (the form of a package's sample_request)
 //   relations  `{relation: [[member_id, current_id], …]}`: explicit tuples
 // The main entity's id is its `id_template` (e.g. `household`). An input of the main entity
 // that counts people (`count_from`, e.g. household_size) defaults to the number of people.
 // Omitted inputs take the package defaults; an input without a default is required when a
-// formula reaches it.
+// formula reaches it. Nothing is dropped silently: unknown inputs, entities and ids are errors;
+// unknown top-level keys, extra spm_units and unlinked entity instances are warnings.
 
 export class HouseholdError extends Error {
   constructor(
@@ -120,8 +123,15 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   const values = new Map<string, Map<string, Value>>();
   // an entity id may carry inputs of several entities (entities label inputs; they do not
   // partition evaluation), so each id has a set of labels
-  const labels = new Map<string, Set<string>>([[mainId, new Set([main.entity])]]);
-  const addLabel = (id: string, entity: string) => (labels.get(id) ?? labels.set(id, new Set()).get(id)!).add(entity);
+  const labels = new Map<string, Set<string>>();
+  // an entity that only labels inputs shares the ids of the entity whose rules read them
+  // (id_template), so its inputs (and their defaults) come with each of those ids
+  const addLabel = (id: string, entity: string) => {
+    const set = labels.get(id) ?? labels.set(id, new Set()).get(id)!;
+    const template = loaded.entity(entity)?.id_template;
+    for (const e of pkg.entities) if (e.entity === entity || (template && e.id_template === template && !e.relations?.length)) set.add(e.entity);
+  };
+  addLabel(mainId, main.entity);
   const fields = new Map<string, string>();
   const tuples: { relation: string; tuple: [string, string] }[] = [];
 
@@ -150,9 +160,10 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   if (household.facts !== undefined) setAll(main.entity, mainId, household.facts, 'household.facts');
 
   const person = pkg.person_entity ? loaded.entity(pkg.person_entity) : undefined;
-  const addMember = (personId: string) => {
-    addLabel(personId, person!.entity);
-    for (const rel of person!.relations ?? []) tuples.push({ relation: rel.name, tuple: [personId, mainId] });
+  /** An instance of a member entity belongs to the main entity through that entity's relations. */
+  const addMember = (id: string, entity = person!) => {
+    addLabel(id, entity.entity);
+    for (const rel of entity.relations ?? []) if (rel.tuple[1] === main.entity) tuples.push({ relation: rel.name, tuple: [id, mainId] });
   };
   let peopleCount: number | undefined;
   if (household.people !== undefined) {
@@ -176,9 +187,8 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
       if (!entity) throw new HouseholdError(`household.entities.${label}`, `unknown entity (this package has ${pkg.entities.map((e) => e.entity).join(', ')})`);
       if (!isObj(instances)) throw new HouseholdError(`household.entities.${label}`, 'must be an object keyed by entity id');
       for (const [id, attrs] of Object.entries(instances)) {
-        if (entity.entity === main.entity && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\``);
-        if (person && entity.entity === person.entity && !labels.has(id)) addMember(id);
-        addLabel(id, entity.entity);
+        if (entity.id_template === mainId && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\`${entity.entity === main.entity ? '' : ` (no relation links a ${label} to the ${main.entity}: its inputs are the ${main.entity}'s)`}`);
+        if (!labels.get(id)?.has(entity.entity)) addMember(id, entity);
         setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`);
       }
     }
@@ -196,6 +206,14 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
         tuples.push({ relation, tuple: [t[0], t[1]] });
       });
     }
+  }
+
+  // an instance linked to the main entity by no tuple feeds no output: say so rather than drop it
+  const linked = new Set(tuples.flatMap((t) => t.tuple));
+  for (const [id, entityLabels] of labels) {
+    if (id === mainId || linked.has(id)) continue;
+    const names = [...entityLabels].join(', ');
+    warnings.push(`household.entities: ${names} \`${id}\` is linked to the ${main.entity} (\`${mainId}\`) by no relation, so its inputs reach no output; give inputs the ${main.entity} itself has under household.entities.<Entity>.${mainId}, or link it in household.relations`);
   }
 
   // a count input (household size) defaults to the number of people

@@ -169,4 +169,4 @@ function table(state: string, program_id: string, extra: InputMapping[] = []): M
 }
 
 /** One table per state SNAP package. */
-export const POLICYENGINE_US_SNAP: MappingTable[] = [table('CO', 'snap'), table('NY', 'snap', [NY_REGION]), table('CA', 'snap')];
+export const POLICYENGINE_US_SNAP: MappingTable[] = [table('CO', 'co-snap'), table('NY', 'ny-snap', [NY_REGION]), table('CA', 'ca-snap')];

@@ -1,5 +1,4 @@
 import { strings } from '../../compiler/5-emit/schemas.js';
-import type { FastifyRequest } from 'fastify';
 import { composeGraph, FocusError } from '../../compiler/4-package/compose-graph.js';
 import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
 import type { ManifestPackage } from '../../compiler/5-emit/manifest.js';
@@ -31,14 +30,6 @@ export function packageSummary(p: ManifestPackage, catalog: Catalog) {
 export function packageDetail(pkg: RuntimePackage, catalog: Catalog) {
   const { executable: _executable, rule_info: _ruleInfo, source, format_version: _format, main_entity: _main, person_entity: _person, ...detail } = pkg;
   return { ...detail, mode: catalog.mode, source: { kind: source.kind, target: source.target, module_count: source.modules.length } };
-}
-
-/** `{jurisdiction}/{program_id}` and `{jurisdiction}/{program_id}/graph` (program ids may contain slashes). */
-function packagePath(request: FastifyRequest): { jurisdiction: string; programId: string; graph: boolean } {
-  const params = request.params as { jurisdiction: string; '*': string };
-  const rest = params['*'].replace(/\/+$/, '');
-  const graph = rest.endsWith('/graph') && rest !== 'graph';
-  return { jurisdiction: params.jurisdiction, programId: graph ? rest.slice(0, -'/graph'.length) : rest, graph };
 }
 
 export const discoveryRoutes = defineRoutes(
@@ -107,38 +98,38 @@ export const discoveryRoutes = defineRoutes(
   },
   {
     method: 'GET',
-    url: '/v1/runtime/packages/:jurisdiction/*',
+    url: '/v1/runtime/packages/:jurisdiction/:program_id',
     path: '/v1/runtime/packages/{jurisdiction}/{program_id}',
     scope: 'rules:read',
     tag: 'discovery',
     summary: 'One runtime package: inputs, outputs, entities, aliases and a sample request',
-    description: 'Path parameters: jurisdiction first, then the program id. `/graph` after the program id returns its ProgramGraph instead.',
+    description:
+      'Path parameters: the jurisdiction, then the program id (a URL slug such as `co-snap`). `sample_request.household` uses the `entities` form: every entity by the id this detail gives, every input present with its default (or an example), so a client can write its values into it and post it to `/v1/calculate`.',
     success: { status: 200, description: '`{package: RuntimePackageDetail}`', schema: { type: 'object', required: ['package'], properties: { package: { $ref: 'RuntimePackageDetail' } } } },
     errors: ['not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const catalog = ctx.catalog();
-      const { jurisdiction, programId, graph } = packagePath(request);
-      if (graph) {
-        const g = catalog.graph(jurisdiction, programId);
-        if (!g) throw new ApiError('not_found', `no compiled graph for ${jurisdiction}/${programId}`);
-        return { graph: g };
-      }
-      const loaded = catalog.package(jurisdiction, programId);
-      if (!loaded) throw new ApiError('not_found', `no runtime package ${jurisdiction}/${programId}`);
+      const { jurisdiction, program_id } = request.params as { jurisdiction: string; program_id: string };
+      const loaded = catalog.package(jurisdiction, program_id);
+      if (!loaded) throw new ApiError('not_found', `no runtime package ${jurisdiction}/${program_id}`);
       return { package: packageDetail(loaded.pkg, catalog) };
     },
   },
   {
     method: 'GET',
-    url: '/v1/runtime/packages/:jurisdiction/*',
+    url: '/v1/runtime/packages/:jurisdiction/:program_id/graph',
     path: '/v1/runtime/packages/{jurisdiction}/{program_id}/graph',
-    documentOnly: true,
     scope: 'rules:read',
     tag: 'graphs',
     summary: 'The ProgramGraph derived from a compiled package',
     success: { status: 200, description: '`{graph: ProgramGraph}`', schema: { type: 'object', required: ['graph'], properties: { graph: { $ref: 'ProgramGraph' } } } },
     errors: ['not_found', ...AUTH_ERRORS],
-    handler: async () => undefined,
+    handler: async (ctx, request) => {
+      const { jurisdiction, program_id } = request.params as { jurisdiction: string; program_id: string };
+      const graph = ctx.catalog().graph(jurisdiction, program_id);
+      if (!graph) throw new ApiError('not_found', `no compiled graph for ${jurisdiction}/${program_id}`);
+      return { graph };
+    },
   },
   {
     method: 'GET',

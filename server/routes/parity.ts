@@ -14,7 +14,8 @@ export const parityRoutes = defineRoutes(
     scope: 'admin:parity',
     tag: 'parity',
     summary: 'Canonical parity cases',
-    description: 'Households whose expected outputs were derived by hand from the law they cite (the arithmetic is in `notes`). `runtime_supported` says whether the active runtime has a package for the case.',
+    description:
+      'Households whose expected outputs were derived by hand from the law they cite (the arithmetic is in `notes`). `runtime_supported` says whether the active runtime has a package for the case. `trace_variables` are the labels `trace_outputs` uses (`gross_income`). `external_comparisons` hold what another engine (PolicyEngine-US) answered for the same household: its `request`, `mappings` from our variables to paths in its response (`transform`: none, annual_to_monthly, monthly_to_annual), a `tolerance`, and `recorded` {engine_version, source, response} when a value was recorded.',
     success: { status: 200, description: '`{cases: ParityCase[]}`', schema: { type: 'object', required: ['cases'], properties: { cases: { type: 'array', items: { $ref: 'ParityCase' } } } } },
     errors: [...AUTH_ERRORS],
     handler: async (ctx) => {
@@ -30,7 +31,8 @@ export const parityRoutes = defineRoutes(
     cost: 10,
     tag: 'parity',
     summary: 'Run every runtime-supported parity case against the active runtime',
-    description: 'No body. Numbers match within the case tolerance (`tolerance.amount`, default 0.005); other values must be equal. Cases without a runtime package are skipped, with the reason.',
+    description:
+      'No body. Numbers match within the case tolerance (`tolerance.amount`, default 0.005); other values must be equal. Cases without a runtime package are skipped, with the reason, and are not counted in `summary.total` (the cases that ran), so `matching === total` means every case that ran matched. Each result also says whether the external values recorded for its household agree (`external_status`, `external_comparisons`); `summary.external` counts them.',
     success: {
       status: 200,
       description: '`{summary, results, skipped_cases}`',
@@ -40,8 +42,20 @@ export const parityRoutes = defineRoutes(
         properties: {
           summary: {
             type: 'object',
-            required: ['total', 'matching', 'different', 'errored', 'skipped'],
-            properties: { total: { type: 'integer' }, matching: { type: 'integer' }, different: { type: 'integer' }, errored: { type: 'integer' }, skipped: { type: 'integer' } },
+            required: ['total', 'matching', 'different', 'errored', 'skipped', 'external'],
+            properties: {
+              total: { type: 'integer', description: 'cases that ran (skipped cases apart)' },
+              matching: { type: 'integer' },
+              different: { type: 'integer' },
+              errored: { type: 'integer' },
+              skipped: { type: 'integer' },
+              external: {
+                type: 'object',
+                description: 'cases whose recorded external values agree, differ, or were not recorded',
+                required: ['matching', 'different', 'not_recorded'],
+                properties: { matching: { type: 'integer' }, different: { type: 'integer' }, not_recorded: { type: 'integer' } },
+              },
+            },
           },
           results: { type: 'array', items: { $ref: 'ParityRunResult' } },
           skipped_cases: {

@@ -28,9 +28,9 @@ describe('the migration ledger', () => {
     expect(find(ledger, 'is_disabled', 'input')).toMatchObject({ status: 'mapped', maps_to: [], note: expect.stringContaining('7 USC 2012(j)') });
     expect(find(ledger, 'state_code', 'input')).toMatchObject({ status: 'mapped', note: 'selects the state package' });
     expect(ledger.states).toEqual([
-      { state: 'CO', jurisdiction: 'us-co', program_id: 'snap', runtime_id: expect.stringMatching(/^us-co\/snap@/), status: 'covered' },
-      { state: 'NY', jurisdiction: 'us-ny', program_id: 'snap', runtime_id: expect.stringMatching(/^us-ny\/snap@/), status: 'covered' },
-      { state: 'CA', jurisdiction: 'us-ca', program_id: 'snap', runtime_id: expect.stringMatching(/^us-ca\/snap@/), status: 'covered' },
+      { state: 'CO', jurisdiction: 'us-co', program_id: 'co-snap', runtime_id: expect.stringMatching(/^us-co\/co-snap@/), status: 'covered' },
+      { state: 'NY', jurisdiction: 'us-ny', program_id: 'ny-snap', runtime_id: expect.stringMatching(/^us-ny\/ny-snap@/), status: 'covered' },
+      { state: 'CA', jurisdiction: 'us-ca', program_id: 'ca-snap', runtime_id: expect.stringMatching(/^us-ca\/ca-snap@/), status: 'covered' },
     ]);
     const weights = (ledger.variables as LedgerVariable[]).map((v) => v.demand_weight);
     expect(weights).toEqual([...weights].sort((a, b) => b - a));

@@ -37,7 +37,7 @@ describe('rules compile on the bundled encodings', () => {
   it('reports what it compiled as JSON', () => {
     const summary = JSON.parse(stdout);
     expect(summary.failures).toEqual([]);
-    expect(summary.packages.map((p: { jurisdiction: string; program_id: string }) => `${p.jurisdiction}/${p.program_id}`).sort()).toEqual(['us-ca/snap', 'us-co/snap', 'us-ny/snap', 'us/snap']);
+    expect(summary.packages.map((p: { jurisdiction: string; program_id: string }) => `${p.jurisdiction}/${p.program_id}`).sort()).toEqual(['us-ca/ca-snap', 'us-co/co-snap', 'us-ny/ny-snap', 'us/snap']);
     expect(summary.rules).toBeGreaterThan(50);
   });
 
@@ -79,8 +79,8 @@ describe('rules compile on the bundled encodings', () => {
     await execa('node', [CLI, 'compile', '--root', root, '--out', dest]);
     const third: Manifest = readJson(path.join(dest, 'manifest.json'));
     const byId = (m: Manifest) => new Map(m.packages.map((p) => [`${p.jurisdiction}/${p.program_id}`, p.runtime_id]));
-    expect(byId(third).get('us-co/snap')).not.toBe(byId(second).get('us-co/snap'));
-    expect(byId(third).get('us-ny/snap')).toBe(byId(second).get('us-ny/snap'));
+    expect(byId(third).get('us-co/co-snap')).not.toBe(byId(second).get('us-co/co-snap'));
+    expect(byId(third).get('us-ny/ny-snap')).toBe(byId(second).get('us-ny/ny-snap'));
   });
 
   it('exits 1 and names the program when a spec does not compile; 2 for a missing root', async () => {

@@ -28,19 +28,19 @@ describe('package coverage', () => {
   });
 
   test.each(['2025-10', '2026-01', '2026-09'])('%s is covered: no warning', async (period) => {
-    const out = await post('/v1/calculate', { program_id: 'snap', jurisdiction: 'us-co', household: household(period) });
+    const out = await post('/v1/calculate', { program_id: 'co-snap', jurisdiction: 'us-co', household: household(period) });
     expect(out.data.warnings).toEqual([]);
   });
 
   test.each(['2026-10', '2027-03', '2099-01'])('%s is after the figures: answered with a warning naming the period used', async (period) => {
-    const out = await post('/v1/calculate', { program_id: 'snap', jurisdiction: 'us-co', household: household(period) });
+    const out = await post('/v1/calculate', { program_id: 'co-snap', jurisdiction: 'us-co', household: household(period) });
     expect(out.data.warnings).toHaveLength(1);
     expect(out.data.warnings[0]).toMatch(LATE);
     expect(LATE.exec(out.data.warnings[0])![1]).toBe(period);
   });
 
   test('a period before the figures is refused', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.all), payload: { program_id: 'snap', jurisdiction: 'us-co', household: household('2025-09') } });
+    const res = await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.all), payload: { program_id: 'co-snap', jurisdiction: 'us-co', household: household('2025-09') } });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('invalid_household');
   });

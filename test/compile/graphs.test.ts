@@ -80,9 +80,9 @@ describe('programGraph of us/snap', () => {
 
   test('the state packages graphs are well formed too, and their own outputs include the state benefit', () => {
     for (const [id, benefit] of [
-      ['us-co/snap', 'us-co:policies/cdhs/snap/fy-2026-benefit#co_snap_monthly_benefit'],
-      ['us-ny/snap', 'us-ny:policies/otda/snap/fy-2026-benefit#ny_snap_monthly_benefit'],
-      ['us-ca/snap', 'us-ca:policies/cdss/snap/fy-2026-benefit#ca_snap_monthly_benefit'],
+      ['us-co/co-snap', 'us-co:policies/cdhs/snap/fy-2026-benefit#co_snap_monthly_benefit'],
+      ['us-ny/ny-snap', 'us-ny:policies/otda/snap/fy-2026-benefit#ny_snap_monthly_benefit'],
+      ['us-ca/ca-snap', 'us-ca:policies/cdss/snap/fy-2026-benefit#ca_snap_monthly_benefit'],
     ] as const) {
       const { graph: g } = builtPackage(id);
       expectWellFormed(g);

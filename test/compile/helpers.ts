@@ -12,7 +12,7 @@ import { PROJECT } from '../paths.js';
 
 export const RULESPEC = path.join(PROJECT, 'rulespec');
 export const PROGRAMS = path.join(RULESPEC, 'programs');
-export const PACKAGE_IDS = ['us/snap', 'us-co/snap', 'us-ny/snap', 'us-ca/snap'] as const;
+export const PACKAGE_IDS = ['us/snap', 'us-co/co-snap', 'us-ny/ny-snap', 'us-ca/ca-snap'] as const;
 export type PackageId = (typeof PACKAGE_IDS)[number];
 
 /** Build encodings (by default the bundled ones) the way `rules compile` does. */

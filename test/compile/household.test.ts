@@ -1,17 +1,20 @@
-import { describe, expect, test } from 'vitest';
-import { OutputError } from '../../compiler/runtime/calculate.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { calculate, OutputError } from '../../compiler/runtime/calculate.js';
 import { HouseholdError } from '../../compiler/runtime/household.js';
-import { builtPackage, calc, thrown } from './helpers.js';
+import { builtPackage, buildWorkspace, calc, loadSerialized, thrown } from './helpers.js';
 
 // The household adapter conventions documented in compiler/runtime/household.ts, exercised
-// through calculate() on the serialized federal (us/snap) and New York (us-ny/snap) packages.
+// through calculate() on the serialized federal (us/snap) and New York (us-ny/ny-snap) packages.
 //
 // FY 2026 amounts (48 states and DC): standard deduction 209 for 1-3 people, shelter cap 744,
 // maximum allotments 298 (1), 546 (2), 785 (3), 994 (4); gross limits 1,696 (1), 2,888 (3);
 // net limits 1,305 (1), 2,221 (3); medical threshold 35; elderly from age 60.
 
 /** The household error a calculation throws. */
-function householdError(household: unknown, pkg: 'us/snap' | 'us-ny/snap' = 'us/snap', variables?: string[]): HouseholdError {
+function householdError(household: unknown, pkg: 'us/snap' | 'us-ny/ny-snap' = 'us/snap', variables?: string[]): HouseholdError {
   const err = thrown(() => calc(pkg, household, variables));
   expect(err).toBeInstanceOf(HouseholdError);
   return err as HouseholdError;
@@ -207,6 +210,12 @@ describe('entities', () => {
   test('an unknown input of an entity is an error naming it', () => {
     expect(householdError({ entities: { Household: { household: { ...main, rent: 5 } } } }).field).toBe('household.entities.Household.household.rent');
   });
+
+  test('a Person given only in entities is a member: it counts as household size and its age matters', () => {
+    const result = calc('us/snap', { entities: { Household: { household: { snap_unearned_income: 1200, snap_elderly_or_disabled_medical_expenses: 100, snap_shelter_costs: 1500 } }, Person: { 'person-1': { age: 70 } } } }, ['snap_allotment']);
+    expect(result.outputs.snap_allotment).toBe(298);
+    expect(result.warnings).toEqual([]);
+  });
 });
 
 describe('relations', () => {
@@ -338,18 +347,18 @@ describe('invalid households', () => {
   });
 
   test('a New York region outside its allowed values is an error naming the field and the allowed values', () => {
-    const err = householdError({ facts: { household_size: 1, ny_snap_utility_region: 'brooklyn', snap_other_utility_count: 1 } }, 'us-ny/snap');
+    const err = householdError({ facts: { household_size: 1, ny_snap_utility_region: 'brooklyn', snap_other_utility_count: 1 } }, 'us-ny/ny-snap');
     expect(err.field).toBe('household.facts.ny_snap_utility_region');
     for (const v of ['new_york_city', 'nassau_suffolk', 'rest_of_state', 'brooklyn']) expect(err.message).toContain(v);
   });
 
   test('a New York household that needs a region and gives none is an error naming the region', () => {
     // one separately billed utility: the utilities allowance depends on the region
-    expect(householdError({ facts: { household_size: 1, snap_other_utility_count: 1 } }, 'us-ny/snap').field).toBe('household.facts.ny_snap_utility_region');
+    expect(householdError({ facts: { household_size: 1, snap_other_utility_count: 1 } }, 'us-ny/ny-snap').field).toBe('household.facts.ny_snap_utility_region');
   });
 
   test('New York computes the utility allowance: giving it is an unknown input', () => {
-    expect(householdError({ facts: { household_size: 1, snap_utility_allowance: 500 } }, 'us-ny/snap').field).toBe('household.facts.snap_utility_allowance');
+    expect(householdError({ facts: { household_size: 1, snap_utility_allowance: 500 } }, 'us-ny/ny-snap').field).toBe('household.facts.snap_utility_allowance');
   });
 
   test.each([['a string', 'household'], ['an array', []], ['null', null], ['a number', 3]])('a household that is %s is an error naming `household`', (_, household) => {
@@ -425,5 +434,74 @@ describe('trace', () => {
     expect(value('snap_excess_shelter_costs')).toBe(904.5);
     expect(value('snap_excess_shelter_deduction')).toBe(744);
     expect(value('snap_expected_food_contribution')).toBe(75);
+  });
+});
+
+describe('entities no relation links to the household', () => {
+  // A Household benefit reading an input declared on Asset (inputs label values; they do not
+  // partition evaluation, so the Asset input is read where the Household is), and a Pet whose
+  // only relation links it to a Kennel.
+  const dir = mkdtempSync(path.join(tmpdir(), 'rules-household-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(path.join(dir, 'us/policies'), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'us/policies/benefit.yaml'),
+    `format: rulespec/v1
+inputs:
+  - {name: asset_value, entity: Asset, dtype: Money, default: 0}
+  - {name: pet_weight, entity: Pet, dtype: Decimal, default: 0}
+rules:
+  - name: benefit
+    kind: derived
+    entity: Household
+    dtype: Money
+    period: Month
+    versions:
+      - effective_from: '2026-01-01'
+        formula: income * 2 + asset_value
+  - name: pet_of
+    kind: data_relation
+    data_relation: {arity: 2, arguments: [Pet, Kennel]}
+  - name: pet_is_heavy
+    kind: derived
+    entity: Pet
+    dtype: Judgment
+    period: Month
+    versions:
+      - effective_from: '2026-01-01'
+        formula: pet_weight > 10
+`,
+  );
+  mkdirSync(path.join(dir, 'programs/us/benefit'), { recursive: true });
+  writeFileSync(path.join(dir, 'programs/us/benefit/2026.yaml'), 'program: us/benefit\nperiod: 2026-01\noutputs: [benefit]\nscope:\n  federal: [policies/benefit]\n');
+  let built: ReturnType<typeof buildWorkspace> | undefined;
+  const pkg = () => {
+    built ??= buildWorkspace(dir);
+    expect(built.failures).toEqual([]);
+    return loadSerialized(built.packages[0].pkg);
+  };
+
+  test('an entity that only labels inputs has the household\'s id, and the sample gives its inputs there', () => {
+    const { entities, sample_request } = pkg().pkg;
+    expect(entities.find((e) => e.entity === 'Asset')).toMatchObject({ id_template: 'household', count: 1 });
+    expect(sample_request.household).toMatchObject({ entities: { Household: { household: { income: 0 } }, Asset: { household: { asset_value: 0 } } } });
+  });
+
+  test('its inputs count, and take their defaults when omitted', () => {
+    expect(calculate(pkg(), { household: { facts: { income: 10 }, entities: { Asset: { household: { asset_value: 5 } } } } })).toMatchObject({ outputs: { benefit: 25 }, warnings: [] });
+    expect(calculate(pkg(), { household: { facts: { income: 10 } } })).toMatchObject({ outputs: { benefit: 20 }, warnings: [] });
+  });
+
+  test('another id for it is an error naming the field and the id to use', () => {
+    const err = thrown(() => calculate(pkg(), { household: { facts: { income: 10 }, entities: { Asset: { 'asset-1': { asset_value: 5 } } } } }));
+    expect(err).toBeInstanceOf(HouseholdError);
+    expect((err as HouseholdError).field).toBe('household.entities.Asset.asset-1');
+    expect(err.message).toContain('the Asset id is `household`');
+  });
+
+  test('an instance no tuple links to the household reaches no output: a warning names it', () => {
+    const result = calculate(pkg(), { household: { facts: { income: 10 }, entities: { Pet: { rex: { pet_weight: 20 } } } } });
+    expect(result.outputs.benefit).toBe(20);
+    expect(result.warnings).toEqual([expect.stringContaining('household.entities: Pet `rex` is linked to the Household (`household`) by no relation, so its inputs reach no output')]);
   });
 });

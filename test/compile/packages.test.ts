@@ -83,8 +83,8 @@ describe('runtime_id', () => {
     const ny = path.join(root, 'us-ny/regulations/18-nycrr/section-387.12.yaml');
     writeFileSync(ny, readFileSync(ny, 'utf8').replace("formula: '32'", "formula: '33'"));
     const afterNy = ids(buildWorkspace(root));
-    expect(afterNy['us-ny/snap']).not.toBe(afterFederal['us-ny/snap']);
-    for (const id of ['us/snap', 'us-co/snap', 'us-ca/snap']) expect(afterNy[id], id).toBe(afterFederal[id]);
+    expect(afterNy['us-ny/ny-snap']).not.toBe(afterFederal['us-ny/ny-snap']);
+    for (const id of ['us/snap', 'us-co/co-snap', 'us-ca/ca-snap']) expect(afterNy[id], id).toBe(afterFederal[id]);
   });
 
   test('an incremental rebuild (invalidate, then build) gives the new id and computes with the edited number', () => {
@@ -145,7 +145,7 @@ describe('outputs requested through calculate()', () => {
     // New York computes the utility allowance itself: 2 utilities in NYC -> 419.
     // 991 - (900 + 419 - 495.50 = 823.50, capped at 744) = 247; 785 - 75 = 710
     const ny = { facts: { household_size: 3, snap_earned_income: 1500, snap_shelter_costs: 900, ny_snap_utility_region: 'new_york_city', snap_other_utility_count: 2 } };
-    expect(calc('us-ny/snap', ny, ['allotment', 'utility_allowance', 'ny_snap_monthly_benefit']).outputs).toEqual({ allotment: 710, utility_allowance: 419, ny_snap_monthly_benefit: 710 });
+    expect(calc('us-ny/ny-snap', ny, ['allotment', 'utility_allowance', 'ny_snap_monthly_benefit']).outputs).toEqual({ allotment: 710, utility_allowance: 419, ny_snap_monthly_benefit: 710 });
   });
 
   test('an unknown variable is an OutputError naming variables[i]', () => {

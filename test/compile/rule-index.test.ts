@@ -79,7 +79,7 @@ describe('rule index', () => {
   test('jurisdiction, program and document class follow the module', () => {
     expect(rule(ALLOTMENT)).toMatchObject({ jurisdiction: 'us', program_id: 'snap', document_class: 'statute', name: 'snap_allotment' });
     expect(rule('us:regulations/7-cfr/273/9#snap_income_eligible').document_class).toBe('regulation');
-    expect(rule('us-ny:regulations/18-nycrr/section-387.12#snap_utility_allowance')).toMatchObject({ jurisdiction: 'us-ny', program_id: 'snap' });
+    expect(rule('us-ny:regulations/18-nycrr/section-387.12#snap_utility_allowance')).toMatchObject({ jurisdiction: 'us-ny', program_id: 'ny-snap' });
   });
 
   test('dependencies of snap_allotment include snap_expected_food_contribution (same module)…', () => {
@@ -130,7 +130,7 @@ describe('rule index', () => {
 });
 
 describe('program list', () => {
-  test('lists us/snap, us-co/snap, us-ny/snap and us-ca/snap, available (or partial with a reason), with rules', () => {
+  test('lists us/snap, us-co/co-snap, us-ny/ny-snap and us-ca/ca-snap, available (or partial with a reason), with rules', () => {
     const programs = build.programs;
     for (const id of PACKAGE_IDS) {
       const [jurisdiction, programId] = id.split('/');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { serve } from '../daemon.js';
 import { CLI, CORPUS, HAVE_CORPUS } from '../paths.js';
 
 // The shared US corpus is the conformance suite: every companion case must pass.
@@ -35,12 +36,40 @@ describe('shared RuleSpec corpus compile', () => {
     async () => {
       const out = mkdtempSync(path.join(tmpdir(), 'rules-corpus-compile-'));
       const res = await execa('node', [CLI, 'compile', '--root', CORPUS, '--out', out, '--json'], { reject: false, maxBuffer: 64 * 1024 * 1024 });
-      const summary = JSON.parse(res.stdout) as { packages: unknown[]; failures: { program: string; error: string }[]; modules: number; rules: number };
+      const summary = JSON.parse(res.stdout) as { packages: { program_id: string; jurisdiction: string }[]; failures: { program: string; error: string }[]; modules: number; rules: number };
       expect(summary.failures).toEqual([]);
       expect(summary.packages.length).toBeGreaterThanOrEqual(131);
       expect(summary.modules).toBeGreaterThan(3800);
       expect(res.exitCode).toBe(0);
-      rmSync(out, { recursive: true, force: true });
+
+      // every program id is a URL slug, unique within its jurisdiction (issue 11)
+      const ids = summary.packages.map((p) => `${p.jurisdiction}/${p.program_id}`);
+      for (const { program_id } of summary.packages) expect(program_id).toMatch(/^[a-z0-9][a-z0-9_-]{0,63}$/);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toEqual(expect.arrayContaining(['us-co/co-snap', 'us-co/co-tanf', 'us/oasdi-wage-tax', 'us/us-tariff-schedule-ch01']));
+
+      // and a daemon serves each one's detail and graph at /v1/runtime/packages/{jurisdiction}/{program_id}
+      const key = 'corpus-conformance-key-0001';
+      const served = await serve({ args: ['--compiled', out, '--store', 'memory'], keys: [{ id: 'reader', key, scopes: ['rules:read'], rate_limit: { requests: 1_000_000, window_seconds: 60 } }] });
+      try {
+        const get = async (url: string) => {
+          const response = await fetch(`${served.url}${url}`, { headers: { 'x-api-key': key } });
+          return { status: response.status, body: (await response.json()) as { data: Record<string, any> } };
+        };
+        const programs = (await get('/v1/programs')).body.data.programs as { id: string }[];
+        for (const { id } of programs) expect(id).toMatch(/^[a-z0-9][a-z0-9_-]{0,63}$/);
+        for (const { jurisdiction, program_id } of summary.packages) {
+          const detail = await get(`/v1/runtime/packages/${jurisdiction}/${program_id}`);
+          expect(detail.status, `${jurisdiction}/${program_id}`).toBe(200);
+          expect(detail.body.data.package).toMatchObject({ jurisdiction, program_id });
+          const graph = await get(`/v1/runtime/packages/${jurisdiction}/${program_id}/graph`);
+          expect(graph.status, `${jurisdiction}/${program_id} graph`).toBe(200);
+          expect(Array.isArray(graph.body.data.graph.rules)).toBe(true);
+        }
+      } finally {
+        await served.stop();
+        rmSync(out, { recursive: true, force: true });
+      }
     },
     180_000,
   );

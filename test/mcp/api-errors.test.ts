@@ -55,10 +55,16 @@ describe('rules mcp API rejections', () => {
   it('API validation errors (400) come back structured, with the API message', async () => {
     const client = await connectAdapter({ SERVICE_API_BASE_URL: daemon.url, SERVICE_API_KEY: KEYS.all });
     try {
-      const rejected = await callTool(client, 'calculate_batch', { requests: [{ program_id: 'snap' }] });
+      const rejected = await callTool(client, 'calculate_household', { program_id: 'snap', jurisdiction: 'us', household: { facts: { household_size: -3 } } });
       expect(rejected.isError).toBe(true);
-      expect(errorOf(rejected)).toMatchObject({ http_status: 400, api_response: { error: { code: 'invalid_request' } } });
-      expect(errorOf(rejected).message).toContain('requests[0]');
+      expect(errorOf(rejected)).toMatchObject({ http_status: 400, api_response: { error: { code: 'invalid_household' } } });
+      expect(errorOf(rejected).message).toContain('household.facts.household_size');
+
+      // a batch item the adapter's typed schema refuses never reaches the API
+      const untyped = await callTool(client, 'calculate_batch', { requests: [{ program_id: 'snap' }] });
+      expect(untyped.isError).toBe(true);
+      expect(textOf(untyped)).toMatch(/invalid arguments/i);
+      expect(textOf(untyped)).toMatch(/jurisdiction|household/);
 
       const unknown = await callTool(client, 'get_rule', { rule_id: 'us:nowhere/1#nothing' });
       expect(errorOf(unknown)).toMatchObject({ http_status: 404, api_response: { error: { code: 'not_found' } } });

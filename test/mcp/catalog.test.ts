@@ -2,8 +2,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAdapter, KEYS, startDaemon, type Daemon } from './harness.js';
 
-// What the adapter offers: exactly 14 tools, 4 resources (3 fixed URIs and 1 template), 3 prompts,
-// and that resources and prompts work against a real daemon.
+// What the adapter offers: exactly 14 tools with closed input schemas, 4 resources (and 1
+// template), the hosted adapter's 3 prompts, and that resources and prompts work against a real
+// daemon.
 
 const TOOLS = [
   'get_capabilities',
@@ -47,9 +48,11 @@ describe('rules mcp catalog', () => {
     }
   });
 
-  it('declares the argument schemas and limits of the spec', async () => {
-    const schemas = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.inputSchema]));
+  it('declares the argument schemas and limits of the spec, every one closed', async () => {
+    const schemas = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.inputSchema as Record<string, any>]));
+    for (const [name, schema] of Object.entries(schemas)) expect(schema.additionalProperties, name).toBe(false);
     expect(schemas.get_runtime_package.required?.sort()).toEqual(['jurisdiction', 'program_id']);
+    expect(schemas.get_runtime_package.properties.program_id.pattern).toBe('^[a-z0-9][a-z0-9_-]{0,63}$');
     expect(schemas.search_rules.required).toEqual(['query']);
     expect(schemas.search_rules.properties).toMatchObject({
       query: { type: 'string', minLength: 2, maxLength: 500 },
@@ -59,6 +62,12 @@ describe('rules mcp catalog', () => {
     expect(schemas.calculate_household.properties).toMatchObject({ household: { type: 'object' }, variables: { type: 'array', maxItems: 100 } });
     expect(schemas.calculate_batch.properties).toMatchObject({ requests: { type: 'array', minItems: 1, maxItems: 25 } });
     expect(schemas.submit_calculation_job.properties).toMatchObject({ requests: { type: 'array', minItems: 1, maxItems: 50 } });
+    // batch items are typed calculations, closed too
+    for (const name of ['calculate_batch', 'submit_calculation_job']) {
+      const item = schemas[name].properties.requests.items;
+      expect(item, name).toMatchObject({ type: 'object', additionalProperties: false, properties: { program_id: { type: 'string' }, jurisdiction: { type: 'string' }, household: { type: 'object' }, variables: { type: 'array' } } });
+      expect(item.required.sort(), name).toEqual(['household', 'jurisdiction', 'program_id']);
+    }
     for (const name of ['get_rule', 'get_rule_sources', 'get_rule_dependencies']) expect(schemas[name].required).toEqual(['rule_id']);
     expect(schemas.get_calculation_job.required).toEqual(['job_id']);
     for (const name of ['get_capabilities', 'list_programs', 'list_runtime_packages', 'list_parity_cases', 'run_parity_cases']) {
@@ -66,12 +75,11 @@ describe('rules mcp catalog', () => {
     }
   });
 
-  it('offers 4 resources: capabilities, programs, runtime packages and a package template', async () => {
+  it('offers 4 resources: capabilities, programs, runtime packages and parity cases, plus a package template', async () => {
     const { resources } = await client.listResources();
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resources.map((r) => r.uri).sort()).toEqual(['rules://capabilities', 'rules://programs', 'rules://runtime/packages']);
+    expect(resources.map((r) => r.uri).sort()).toEqual(['rules://capabilities', 'rules://parity/cases', 'rules://programs', 'rules://runtime/packages']);
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['rules://runtime/packages/{jurisdiction}/{program_id}']);
-    expect(resources.length + resourceTemplates.length).toBe(4);
   });
 
   it('reads each resource as the API envelope in JSON', async () => {
@@ -86,7 +94,9 @@ describe('rules mcp catalog', () => {
     expect(capabilities.data).toHaveProperty('runtime.sample_requests');
     expect((await read('rules://programs')).data).toHaveProperty('programs');
     expect((await read('rules://runtime/packages')).data).toHaveProperty('packages');
-    expect((await read('rules://runtime/packages/us-co/snap')).data).toMatchObject({ package: { jurisdiction: 'us-co', program_id: 'snap' } });
+    const parity = (await read('rules://parity/cases')).data as { cases: { id: string }[] };
+    expect(parity.cases.map((c) => c.id)).toContain('co-snap-us-co-family-1');
+    expect((await read('rules://runtime/packages/us-co/co-snap')).data).toMatchObject({ package: { jurisdiction: 'us-co', program_id: 'co-snap' } });
   });
 
   it('answers a read of an unknown package with an error naming the API rejection', async () => {
@@ -95,39 +105,53 @@ describe('rules mcp catalog', () => {
     expect((await client.readResource({ uri: 'rules://programs' })).contents).toHaveLength(1);
   });
 
-  it('offers 3 prompts with their arguments', async () => {
+  it('offers the 3 prompts of the hosted adapter, household optional', async () => {
     const { prompts } = await client.listPrompts();
     const args = Object.fromEntries(prompts.map((p) => [p.name, (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`)]));
     expect(args).toEqual({
-      explain_rule: ['rule_id'],
-      explain_household_result: ['program_id', 'jurisdiction', 'household'],
-      find_missing_inputs: ['program_id', 'jurisdiction', 'household'],
+      explain_rule_for_caseworker: ['rule_id'],
+      trace_household_result: ['program_id', 'jurisdiction', 'household?'],
+      find_missing_household_inputs: ['program_id', 'jurisdiction', 'household?'],
     });
     for (const prompt of prompts) expect(prompt.description).toBeTruthy();
   });
 
-  it('renders each prompt as a task naming the tools to call', async () => {
-    const text = async (name: string, args: Record<string, string>) => {
-      const { messages } = await client.getPrompt({ name, arguments: args });
-      expect(messages).toHaveLength(1);
-      expect(messages[0].role).toBe('user');
-      return (messages[0].content as { text: string }).text;
-    };
-    const rule = await text('explain_rule', { rule_id: 'us:statutes/7/2017/a#snap_allotment' });
+  const text = async (name: string, args: Record<string, string>) => {
+    const { messages } = await client.getPrompt({ name, arguments: args });
+    expect(messages).toHaveLength(1);
+    expect(messages[0].role).toBe('user');
+    return (messages[0].content as { text: string }).text;
+  };
+
+  it('renders each prompt with only program_id and jurisdiction, starting from the package sample', async () => {
+    const only = { program_id: 'co-snap', jurisdiction: 'us-co' };
+    const trace = await text('trace_household_result', only);
+    expect(trace).toContain('calculate_household');
+    expect(trace).toContain('get_runtime_package with jurisdiction "us-co" and program_id "co-snap"');
+    expect(trace).toContain('sample_request');
+    expect(trace).not.toContain('```json');
+    const missing = await text('find_missing_household_inputs', only);
+    expect(missing).toContain('get_runtime_package with jurisdiction "us-co" and program_id "co-snap"');
+    expect(missing).toContain('questions to ask the client');
+    expect(missing).not.toContain('```json');
+  });
+
+  it('renders each prompt as a task naming the tools to call, with a household when given', async () => {
+    const rule = await text('explain_rule_for_caseworker', { rule_id: 'us:statutes/7/2017/a#snap_allotment' });
     expect(rule).toContain('us:statutes/7/2017/a#snap_allotment');
     expect(rule).toContain('get_rule_sources');
 
-    const household = { program_id: 'snap', jurisdiction: 'us-co', household: HOUSEHOLD };
-    const explain = await text('explain_household_result', household);
+    const household = { program_id: 'co-snap', jurisdiction: 'us-co', household: HOUSEHOLD };
+    const explain = await text('trace_household_result', household);
     expect(explain).toContain('calculate_household');
     expect(explain).toContain('"snap_earned_income": 1200');
     expect(explain).toContain('trace');
-    const missing = await text('find_missing_inputs', household);
+    const missing = await text('find_missing_household_inputs', household);
     expect(missing).toContain('get_runtime_package');
     expect(missing).toContain('"household_size": 2');
   });
 
   it('refuses a household prompt argument that is not a JSON object', async () => {
-    await expect(client.getPrompt({ name: 'find_missing_inputs', arguments: { program_id: 'snap', jurisdiction: 'us', household: 'not json' } })).rejects.toThrow(/JSON/);
+    await expect(client.getPrompt({ name: 'find_missing_household_inputs', arguments: { program_id: 'snap', jurisdiction: 'us', household: 'not json' } })).rejects.toThrow(/JSON/);
   });
 });

@@ -125,6 +125,12 @@ describe('rules mcp tools against the daemon (scope *)', () => {
       ['calculate_batch', { requests: [] }],
       ['calculate_batch', { requests: Array.from({ length: 26 }, () => samples[0].sample_request) }],
       ['calculate_household', { program_id: 'snap', jurisdiction: 'us' }],
+      // closed schemas: an argument a tool does not define is refused, not ignored
+      ['get_rule', { rule_id: 'us:statutes/7/2017/a#snap_allotment', as_of: '2024-01-01' }],
+      ['list_programs', { jurisdiction: 'us' }],
+      ['calculate_household', { program_id: 'snap', jurisdiction: 'us', household: {}, variabels: ['snap_allotment'] }],
+      ['calculate_batch', { requests: [{ program_id: 'snap', jurisdiction: 'us', household: {}, extra: true }] }],
+      ['get_runtime_package', { jurisdiction: 'us-co', program_id: 'us-co/snap' }],
     ] as const) {
       const result = await callTool(client, name, args);
       expect(result.isError, `${name} ${JSON.stringify(args).slice(0, 80)}`).toBe(true);

@@ -36,11 +36,11 @@ describe('rules mcp HTTP behaviour', () => {
     const api = await stub((_request, response) => sendJson(response, 200, OK));
     const client = await adapter({ SERVICE_API_BASE_URL: `${api.url}//`, SERVICE_API_KEY: 'secret-key-1' });
     await callTool(client, 'get_rule_sources', { rule_id: 'us:statutes/7/2017/a#snap_allotment' });
-    await callTool(client, 'get_runtime_package', { jurisdiction: 'us co', program_id: 'snap/x' });
+    await callTool(client, 'get_runtime_package', { jurisdiction: 'us co', program_id: 'co-snap' });
     await callTool(client, 'run_parity_cases');
     expect(api.requests).toEqual([
       { method: 'GET', url: '/v1/rules/us%3Astatutes/7/2017/a%23snap_allotment/sources', authorization: 'Bearer secret-key-1' },
-      { method: 'GET', url: '/v1/runtime/packages/us%20co/snap%2Fx', authorization: 'Bearer secret-key-1' },
+      { method: 'GET', url: '/v1/runtime/packages/us%20co/co-snap', authorization: 'Bearer secret-key-1' },
       { method: 'POST', url: '/v1/parity/run', authorization: 'Bearer secret-key-1' },
     ]);
   });

@@ -3,7 +3,7 @@ import type { CalculateRequest } from '../../compiler/4-package/package-types.js
 import { MemoryStore } from '../../server/store/memory.js';
 import { type JobRecord, StoreUnavailableError } from '../../server/store/store.js';
 import { auth, KEYS, testApp, type TestApp } from './harness.js';
-import { CHAIN, expectError, expectOk, GENEROUS_KEYS, LAB, labOutput, SNAP_REQUEST, sleep, slowHousehold } from './lab.js';
+import { CHAIN, expectError, expectOk, GENEROUS_KEYS, LAB, labOutput, SNAP_IDS, SNAP_REQUEST, sleep, slowHousehold } from './lab.js';
 import type { CalculateResponse } from '../../server/calculation.js';
 
 // Rules API, "Calculation" (CalculateRequest, CalculateResponse, BatchResult, JobRecord) and
@@ -31,7 +31,7 @@ const submit = (requests: unknown[], app = t, key = KEYS.calc) => post(app, '/v1
 const poll = (url: string, app = t, key = KEYS.calc) => app.app.inject({ method: 'GET', url, headers: auth(key) });
 
 const single = (size: number, jurisdiction = 'us', extra: Record<string, unknown> = {}): CalculateRequest => ({
-  program_id: 'snap',
+  program_id: SNAP_IDS[jurisdiction] ?? 'snap',
   jurisdiction,
   household: { facts: { household_size: size, ...extra } },
 });
@@ -92,7 +92,7 @@ describe('POST /v1/calculate', () => {
 
   test('omitted variables take the package default_outputs', async () => {
     for (const jurisdiction of ['us', 'us-co']) {
-      const pkg = expectOk(await t.app.inject({ method: 'GET', url: `/v1/runtime/packages/${jurisdiction}/snap`, headers: auth(KEYS.read) })).package;
+      const pkg = expectOk(await t.app.inject({ method: 'GET', url: `/v1/runtime/packages/${jurisdiction}/${SNAP_IDS[jurisdiction]}`, headers: auth(KEYS.read) })).package;
       const data = expectOk(await calculate(single(2, jurisdiction)));
       expect(Object.keys(data.outputs).sort()).toEqual([...pkg.default_outputs].sort());
     }

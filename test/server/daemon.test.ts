@@ -102,10 +102,10 @@ describe('rules serve --port 0 --data-dir <tmp> --store sqlite', () => {
   test('rules parity --url --key runs the parity cases against the live daemon', async () => {
     const res = await execa('node', [CLI, 'parity', '--url', served.url, '--key', KEY.admin], { reject: false, env: cleanEnv({}), extendEnv: false });
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/\b8 matching, 0 different, 0 errored, 1 skipped\b/);
+    expect(res.stdout).toMatch(/\b13 matching, 0 different, 0 errored, 1 skipped\b/);
     const json = await execa('node', [CLI, 'parity', '--url', `${served.url}/`, '--key', KEY.admin, '--json'], { reject: false, env: cleanEnv({}), extendEnv: false });
     expect(json.exitCode, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout).summary).toMatchObject({ matching: 8, different: 0, errored: 0, skipped: 1 });
+    expect(JSON.parse(json.stdout).summary).toMatchObject({ total: 13, matching: 13, different: 0, errored: 0, skipped: 1 });
   });
 
   test('rules parity --url with a key lacking admin:parity exits 2 naming the refusal', async () => {

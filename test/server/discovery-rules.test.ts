@@ -131,7 +131,7 @@ describe('GET /v1/programs', () => {
 describe('runtime packages', () => {
   test('GET /v1/runtime/packages: RuntimePackageSummary[] with compiled mode', async () => {
     const packages = expectOk(await get('/v1/runtime/packages', KEYS.read)).packages;
-    expect(packages.map((p: { jurisdiction: string; program_id: string }) => `${p.jurisdiction}/${p.program_id}`).sort()).toEqual(['us-ca/snap', 'us-co/snap', 'us-ny/snap', 'us/snap']);
+    expect(packages.map((p: { jurisdiction: string; program_id: string }) => `${p.jurisdiction}/${p.program_id}`).sort()).toEqual(['us-ca/ca-snap', 'us-co/co-snap', 'us-ny/ny-snap', 'us/snap']);
     for (const p of packages) {
       expectPackageSummary(p);
       expect(p.mode).toBe('compiled');
@@ -174,7 +174,7 @@ describe('runtime packages', () => {
   });
 
   test('the detail sample_request computes, and aliases are accepted as documented', async () => {
-    const pkg = expectOk(await get('/v1/runtime/packages/us-co/snap')).package;
+    const pkg = expectOk(await get('/v1/runtime/packages/us-co/co-snap')).package;
     expectOk(await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.calc), payload: pkg.sample_request }));
     const [alias, canonical] = Object.entries(pkg.output_aliases)[0] as [string, string];
     const data = expectOk(await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.calc), payload: { ...pkg.sample_request, variables: [alias, canonical] } }));
@@ -197,7 +197,7 @@ describe('runtime packages', () => {
     expectError(await get(url, KEYS.read), 404, 'not_found');
   });
 
-  describe('program ids with slashes', () => {
+  describe('program ids derived from program paths with slashes', () => {
     let lab: TestApp;
     beforeAll(async () => {
       lab = await testApp({}, { compiled: labOutput() });
@@ -207,19 +207,16 @@ describe('runtime packages', () => {
     });
     const labGet = (url: string) => lab.app.inject({ method: 'GET', url, headers: auth(KEYS.read) });
 
-    test('are listed, served in detail and graph, and 404 when truncated or extended', async () => {
+    test('are slugs, listed, served in detail and graph, and 404 when truncated, extended or given as the path', async () => {
       const listed = expectOk(await labGet('/v1/runtime/packages')).packages.map((p: { program_id: string }) => p.program_id);
-      expect(listed).toContain(LAB.math);
+      expect(listed.sort()).toEqual([LAB.math, LAB.slow].sort());
       const pkg = expectOk(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/${LAB.math}`)).package;
       expect(pkg).toMatchObject({ program_id: LAB.math, jurisdiction: LAB.jurisdiction });
       expectProgramGraph(expectOk(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/${LAB.math}/graph`)).graph);
-      expectError(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/lab`), 404, 'not_found');
+      expectError(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/zz`), 404, 'not_found');
       expectError(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/${LAB.math}/extra`), 404, 'not_found');
-    });
-
-    test('the slash in a program id may be percent-encoded', async () => {
-      const pkg = expectOk(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/${encodeURIComponent(LAB.math)}`)).package;
-      expect(pkg.program_id).toBe(LAB.math);
+      expectError(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/lab/math`), 404, 'not_found');
+      expectError(await labGet(`/v1/runtime/packages/${LAB.jurisdiction}/lab%2Fmath`), 404, 'not_found');
     });
   });
 });

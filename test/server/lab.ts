@@ -14,12 +14,16 @@ import { ENV_KEYS } from './harness.js';
 export const API_VERSION = '0.1.0';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Lab package ids: the program ids contain a slash on purpose. */
+/** Lab package ids: the program paths (`us-zz/lab/math`) contain a slash on purpose; the served
+ *  ids are slugs derived from them. */
 export const LAB = {
   jurisdiction: 'us-zz',
-  math: 'lab/math',
-  slow: 'lab/slow',
+  math: 'zz-math',
+  slow: 'zz-slow',
 };
+
+/** The bundled SNAP package of each jurisdiction. */
+export const SNAP_IDS: Record<string, string> = { us: 'snap', 'us-co': 'co-snap', 'us-ny': 'ny-snap', 'us-ca': 'ca-snap' };
 
 /** `step_{CHAIN}` evaluates CHAIN rules: more than the 256 evaluations between deadline checks. */
 export const CHAIN = 300;

@@ -43,7 +43,7 @@ async function migrate(body: unknown, key = KEYS.all) {
 }
 
 async function native(jurisdiction: string, household: Vars, variables = ['snap_allotment']) {
-  const res = await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.all), payload: { program_id: 'snap', jurisdiction, household, variables } });
+  const res = await t.app.inject({ method: 'POST', url: '/v1/calculate', headers: auth(KEYS.all), payload: { program_id: `${jurisdiction.slice(3)}-snap`, jurisdiction, household, variables } });
   expect(res.statusCode).toBe(200);
   return res.json().data.outputs as Vars;
 }
@@ -70,7 +70,7 @@ describe('a hand-derived Colorado household', () => {
         { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026', value: 3540 },
       ]),
     );
-    expect(out.sidecar.package).toEqual({ program_id: 'snap', jurisdiction: 'us-co' });
+    expect(out.sidecar.package).toEqual({ program_id: 'co-snap', jurisdiction: 'us-co' });
     expect(out.sidecar.ignored_inputs).toEqual([]);
     expect(out.message).toBeNull();
   });
