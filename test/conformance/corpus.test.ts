@@ -49,7 +49,7 @@ describe('shared RuleSpec corpus compile', () => {
       expect(ids).toEqual(expect.arrayContaining(['us-co/co-snap', 'us-co/co-tanf', 'us/oasdi-wage-tax', 'us/us-tariff-schedule-ch01']));
 
       // and a daemon serves each one's detail and graph at /v1/runtime/packages/{jurisdiction}/{program_id}
-      const key = 'corpus-conformance-key-0001';
+      const key = 'corpus-conformance-key-0001-padded-to-32+';
       const served = await serve({ args: ['--compiled', out, '--store', 'memory'], keys: [{ id: 'reader', key, scopes: ['rules:read'], rate_limit: { requests: 1_000_000, window_seconds: 60 } }] });
       try {
         const get = async (url: string) => {
