@@ -6,7 +6,8 @@ import type { Environment } from './envelope.js';
 //   --root RULES_ROOT (path-list) · --runtime RULES_RUNTIME · --store RULES_STORE · --watch RULES_WATCH
 //   --log-level RULES_LOG_LEVEL
 // Other settings: RULES_LOG_FORMAT, RULES_ENVIRONMENT, RULES_API_KEYS (raw keys of 32+ characters), RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
-// RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.
+// RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP,
+// RULES_SHUTDOWN_GRACE_MS.
 
 export class ConfigError extends Error {}
 
@@ -35,6 +36,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   calculateTimeoutMs: number;
   jobConcurrency: number;
+  /** How long SIGTERM waits for requests in flight before cutting their connections. */
+  shutdownGraceMs: number;
   trialDailyCap: number;
   trialClientDailyCap: number;
   /** Pino level; `info` logs one line per request. */
@@ -143,6 +146,7 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     corsOrigins: (env.RULES_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
     calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, 10_000),
     jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),
+    shutdownGraceMs: positiveInt('RULES_SHUTDOWN_GRACE_MS', env.RULES_SHUTDOWN_GRACE_MS, 10_000),
     trialDailyCap: positiveInt('RULES_TRIAL_DAILY_CAP', env.RULES_TRIAL_DAILY_CAP, 1000),
     trialClientDailyCap: positiveInt('RULES_TRIAL_CLIENT_DAILY_CAP', env.RULES_TRIAL_CLIENT_DAILY_CAP, 5),
     logLevel: oneOf('--log-level / RULES_LOG_LEVEL', flags.logLevel ?? env.RULES_LOG_LEVEL, LOG_LEVELS, 'info'),

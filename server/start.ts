@@ -21,7 +21,10 @@ import type { SourceWatcher } from '../compiler/watch.js';
 
 // Starting and stopping the daemon: open the store, compile (or reuse) the encodings, load the
 // catalogue, resume unfinished jobs, listen; on SIGTERM/SIGINT stop accepting, finish requests
-// in flight and the job entries already running, flush counters, close the store.
+// in flight and the job entries already running, flush counters, close the store. Requests still
+// in flight when the grace period ends (a slow upload, a stalled client) have their connections
+// cut, so stopping takes at most the grace period plus one job entry (each bounded by the
+// calculation time limit). Pending job entries stay pending in the store for the next start.
 
 const FIXTURE_ROOT = path.join(FIXTURES_DIR, 'rulespec');
 
@@ -29,7 +32,8 @@ export interface Daemon {
   app: FastifyInstance;
   ctx: ServerContext;
   url: string;
-  stop(): Promise<void>;
+  /** Resolves when stopped; `graceExpired` when connections still in flight had to be cut. */
+  stop(): Promise<{ graceExpired: boolean }>;
 }
 
 /** A cheap fingerprint of every source file (path, size, mtime), to reuse a fresh compilation. */
@@ -137,16 +141,24 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
     await watcher.ready;
   }
 
-  let stopping: Promise<void> | undefined;
+  let stopping: Promise<{ graceExpired: boolean }> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       clearInterval(flushTimer);
       clearInterval(sweepTimer);
+      let graceExpired = false;
+      const grace = setTimeout(() => {
+        graceExpired = true;
+        app.server.closeAllConnections();
+      }, config.shutdownGraceMs);
+      const jobsStopped = jobs.stop(); // no new entries start; the running ones finish
       await watcher?.close();
       await app.close(); // stops accepting and waits for requests in flight
-      await jobs.stop(); // lets running job entries finish
+      await jobsStopped;
+      clearTimeout(grace);
       await flush();
       await store.close();
+      return { graceExpired };
     })());
   return { app, ctx, url, stop };
 }

@@ -34,7 +34,8 @@ otherwise (RULES_LOG_FORMAT=readable|json|auto).
 Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS (JSON array of
 {id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}; raw keys of 32+ characters),
 RULES_TRUST_PROXY=1, RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
-RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
+RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULES_SHUTDOWN_GRACE_MS
+(default 10000: how long SIGTERM waits for requests in flight).`,
     )
     .action(async (flags: ServeFlags) => {
       let config;
@@ -67,9 +68,10 @@ RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP.`,
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
-      say('shutting down: finishing requests and running job entries');
-      await daemon.stop();
-      say('stopped');
+      say(`shutting down: finishing requests and running job entries (at most ${config.shutdownGraceMs} ms for requests, RULES_SHUTDOWN_GRACE_MS)`);
+      const { graceExpired } = await daemon.stop();
+      if (graceExpired) say('the grace period ended: connections still in flight were closed');
+      say('stopped; pending job entries resume at the next start');
     });
 }
 

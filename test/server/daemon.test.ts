@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -200,6 +201,13 @@ describe('bad configuration exits 2 with a clear message', () => {
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toContain('RULES_PORT');
   });
+
+  test('RULES_SHUTDOWN_GRACE_MS not a positive number of milliseconds', async () => {
+    const res = await run([], { RULES_SHUTDOWN_GRACE_MS: '-1', RULES_API_KEYS: API_KEYS });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('RULES_SHUTDOWN_GRACE_MS');
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
 });
 
 describe('SIGTERM while a job runs', () => {
@@ -242,6 +250,7 @@ describe('SIGTERM while a job runs', () => {
     await store.close();
     expect(left).toBeDefined();
     expect(left!.completed).toBeGreaterThan(seen);
+    expect(left!.completed, 'pending entries are left for the next start, not drained').toBeLessThanOrEqual(seen + 2);
     expect(left!.results.filter((r) => r !== null)).toHaveLength(left!.completed);
     expect(['running', 'succeeded']).toContain(left!.status);
 
@@ -269,4 +278,27 @@ describe('SIGTERM while a job runs', () => {
       expect(await second.stop()).toBe(0);
     }
   }, 90_000);
+});
+
+describe('SIGTERM with a request that never completes', () => {
+  test('the grace period (RULES_SHUTDOWN_GRACE_MS) bounds the stop: the stalled connection is cut, exit 0', async () => {
+    const served = await start(['--store', 'memory'], { RULES_API_KEYS: API_KEYS, RULES_SHUTDOWN_GRACE_MS: '500' });
+    const { port } = new URL(served.url);
+    // a client that announces a body and never sends it: the request stays in flight
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /v1/calculate HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${KEY.calc}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"program_id":`);
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    await sleep(100);
+    const started = Date.now();
+    const code = await served.stop();
+    const took = Date.now() - started;
+    expect(code).toBe(0);
+    expect(took).toBeGreaterThanOrEqual(450);
+    expect(took).toBeLessThan(5_000);
+    await closed;
+    expect(served.output()).toMatch(/at most 500 ms for requests/);
+    expect(served.output()).toMatch(/the grace period ended: connections still in flight were closed/);
+  }, 30_000);
 });
