@@ -11,6 +11,7 @@ import { formatDuration, painter, ProgressLine } from '../output.js';
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
+import { ensureWritableFolder } from '../os-errors.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
@@ -51,8 +52,9 @@ export function registerCompile(program: Command): void {
     .addHelpText('after', '\nExit status: 0 every program compiled, 1 some program failed, 2 usage or configuration error.')
     .action(async (options: CompileOptions) => {
       const { roots, programsDirs } = resolveCompileInputs(options.root, options.programs);
-      const workspace = new Workspace(roots, programsDirs);
       const out = path.resolve(options.out);
+      ensureWritableFolder(out, '--out');
+      const workspace = new Workspace(roots, programsDirs);
       let first = true;
       const once = () => {
         const manifest = compileOnce(workspace, out, options, first);

@@ -4,6 +4,7 @@ import { loadParityCases, PARITY_DIR, type ParityRun, runParity } from '../../se
 import { withLocalCatalog } from '../local-catalog.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { painter } from '../output.js';
+import { requireFolder } from '../os-errors.js';
 
 // `rules parity`: run the canonical parity cases against compiled packages (locally) or a running
 // daemon (`--url`), print every difference, exit 1 when a case differs or errors (for CI).
@@ -25,13 +26,17 @@ async function remote(url: string, key: string): Promise<ParityRun> {
   return body.data;
 }
 
-/** The cases of a folder; a malformed case is a usage error (one line, exit 2), not a crash. */
+/** The cases of a folder; a missing or empty folder or a malformed case is a usage error (one line, exit 2), not a crash or a pass. */
 function casesOf(dir: string) {
+  requireFolder(dir, '--cases');
+  let cases;
   try {
-    return loadParityCases(dir);
+    cases = loadParityCases(dir);
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
+  if (!cases.length) throw new UsageError(`--cases ${dir} holds no parity case (YAML files, each a list of cases)`);
+  return cases;
 }
 
 function local(compiled: string | undefined, casesDir: string): Promise<ParityRun> {

@@ -95,4 +95,15 @@ describe('rules compile on the bundled encodings', () => {
     const missing = await execa('node', [CLI, 'compile', '--root', '/no/such/root'], { reject: false });
     expect(missing.exitCode).toBe(2);
   });
+
+  it.each([
+    ['under a file', '/etc/hostname/out', /--out \/etc\/hostname\/out: the parent \/etc\/hostname is not a folder/],
+    ['under /proc (where a recursive mkdir never returns)', '/proc/rules-out', /--out \/proc\/rules-out: cannot create \/proc\/rules-out/],
+  ])('an --out it cannot write (%s) is one line and exit 2, before compiling', async (_name, out, message) => {
+    const res = await execa('node', [CLI, 'compile', '--out', out], { reject: false, timeout: 20_000 });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(message);
+    expect(res.stdout).toBe('');
+  });
 });

@@ -241,4 +241,14 @@ describe('rules parity (CLI)', () => {
     expect(run.results.every((r: { status: string }) => r.status === 'matching')).toBe(true);
     expect(run.skipped_cases.map((s: { jurisdiction: string }) => s.jurisdiction)).toEqual(['us-tx']);
   });
+
+  test.each([
+    ['a missing folder', () => '/no/such/cases', /^rules: --cases \/no\/such\/cases does not exist$/],
+    ['an empty folder', () => mkdtempSync(path.join(tmpdir(), 'rules-no-cases-')), /^rules: --cases \S+ holds no parity case/],
+  ])('--cases naming %s is one line and exit 2 (a CI typo must not pass)', async (_name, dir, message) => {
+    const res = await execa('node', [CLI, 'parity', '--cases', dir()], { reject: false });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr.trim()).toMatch(message);
+    expect(res.stdout).toBe('');
+  });
 });
