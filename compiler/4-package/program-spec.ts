@@ -67,8 +67,9 @@ export function readProgramSpec(file: string, folderJurisdiction: string): Progr
   const scope: ProgramSpec['scope'] = [];
   if (spec.scope !== undefined && !isObj(spec.scope)) fail('`scope:` must map `federal:`/`state:` to lists of module paths', ['scope']);
   for (const [key, list] of Object.entries((spec.scope ?? {}) as Record<string, unknown>)) {
-    // federal → us:, state → the program's jurisdiction, any other key is a literal prefix
-    const prefix = key === 'federal' ? 'us' : key === 'state' ? jurisdiction : key;
+    // federal → the country (`us` for us-co, `uk` for uk-ashford), state → the program's
+    // jurisdiction, any other key is a literal prefix
+    const prefix = key === 'federal' ? jurisdiction.split('-')[0] : key === 'state' ? jurisdiction : key;
     strings(list).forEach((p, i) => scope.push({ target: p.includes(':') ? p : `${prefix}:${p}`, path: ['scope', key, i] }));
   }
   const transformations = (Array.isArray(spec.transformations) ? spec.transformations : []).map((t, i) => {
