@@ -21,3 +21,6 @@ export const CONTENT_ROOTS = ['statutes', 'regulations', 'policies', 'legislatio
 
 /** Program specs live in a folder of this name: beside the jurisdictions, or inside one. */
 export const PROGRAMS_FOLDER = 'programs';
+
+/** A root's snapshot manifest (source, branch, commit), read for the root's provenance. */
+export const SNAPSHOT_FILE = 'SNAPSHOT.yaml';

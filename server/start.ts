@@ -65,6 +65,7 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
   writeFileSync(stampFile, stamp);
   log(`compiled ${manifest.packages.length} packages (${manifest.failures.length} failed) from ${roots.join(', ')} in ${Math.round(performance.now() - started)} ms`);
   for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);
+  for (const w of manifest.warnings) log(`  warning ${w.path}: ${w.reason}`);
   return { workspace, out };
 }
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { isJurisdiction, JURISDICTION, PROGRAMS_FOLDER } from '../names.js';
+import { isJurisdiction, JURISDICTION, PROGRAMS_FOLDER, SNAPSHOT_FILE } from '../names.js';
 import { walkFiles } from './source-tree.js';
 
 // What an encoding root holds, file by file. Two layouts of program specs are read:
@@ -84,7 +84,7 @@ export function scanCorpus(roots: string[], programsDirs: string[]): CorpusLayou
         else if (entry.name === PROGRAMS_FOLDER) {
           if (!programs.has(full)) out.warnings.push({ path: full, reason: `program specs here are not read: --programs names ${[...programs].join(', ')}` });
         } else out.warnings.push({ path: full, reason: NOT_JURISDICTION });
-      } else if (isYaml(entry.name)) {
+      } else if (isYaml(entry.name) && entry.name !== SNAPSHOT_FILE) {
         out.warnings.push({ path: full, reason: 'neither a module nor a test: modules and their tests live in jurisdiction folders' });
       }
     }

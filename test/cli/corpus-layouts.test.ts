@@ -66,6 +66,8 @@ const CORPUS: Record<string, string> = {
   // not read, each reported
   'Notes/ideas.yaml': module('ideas', 'amount'),
   'corpus.yaml': 'name: a corpus description\n',
+  // read, for the root's provenance: not a warning
+  'SNAPSHOT.yaml': 'source: example/rulespec-uk\ncommit: 0123abc\n',
   'uk/legislation/draft.yml': module('draft', 'amount'),
   'programs/draft.yaml': spec('uk/draft', 'legislation/allowance', 'allowance'),
 };
