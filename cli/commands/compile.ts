@@ -11,6 +11,7 @@ import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
 import { isJurisdiction } from '../../compiler/names.js';
+import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
 
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
@@ -35,7 +36,7 @@ export function defaultRoots(): string[] {
 export function resolveCompileInputs(root: string[] | undefined, programs: string[] | undefined): { roots: string[]; programsDirs: string[] } {
   const roots = (root?.length ? root : defaultRoots()).map((r) => path.resolve(r));
   for (const r of roots) if (!existsSync(r) || !statSync(r).isDirectory()) throw new UsageError(`root ${r} is not a folder`);
-  const programsDirs = programs?.length ? programs.map((p) => path.resolve(p)) : roots.map((r) => path.join(r, 'programs'));
+  const programsDirs = programs?.length ? programs.map((p) => path.resolve(p)) : defaultProgramsDirs(roots);
   for (const p of programs ?? []) if (!existsSync(p)) throw new UsageError(`programs folder ${p} does not exist`);
   return { roots, programsDirs };
 }

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { type CorpusLayout, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
+import { type CorpusLayout, defaultProgramsDirs, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
 import { walkFiles } from '../../compiler/2-resolve/source-tree.js';
 import { CONTENT_ROOTS, isJurisdiction, PROGRAMS_FOLDER } from '../../compiler/names.js';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
@@ -39,9 +39,9 @@ export function registerTest(program: Command): void {
     .command('test')
     .description('run the companion *.test.yaml cases of RuleSpec modules')
     .argument('[paths...]', 'module or test files, or folders to search (default: every root)')
-    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, …); repeatable (default: inferred from the paths, else the current directory)', collect)
+    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, uk-kingston-upon-thames/, …); repeatable (default: inferred from the paths, else the current directory)', collect)
     .option('-f, --filter <text>', 'only cases whose name (or file path) contains this text')
-    .option('--json', 'print one JSON object: {summary, results, stats}')
+    .option('--json', 'print one JSON object: {summary, results, warnings, stats}')
     .option('-w, --workers <n>', 'worker threads (default: one per core)', positiveInteger)
     .option('--strict', "also apply the reference harness's stricter rules: no key given twice once `<<:` merges are flattened, inputs only under content roots")
     .addHelpText('after', '\nExit status: 0 all cases pass, 1 some case fails or errors, 2 usage or configuration error.')
@@ -118,7 +118,7 @@ function warningsFor(paths: string[], layout: CorpusLayout): LayoutWarning[] {
 
 async function runTests(paths: string[], options: TestOptions): Promise<number> {
   const roots = resolveRoots(paths, options);
-  const layout = scanCorpus(roots, roots.map((r) => path.join(r, PROGRAMS_FOLDER)));
+  const layout = scanCorpus(roots, defaultProgramsDirs(roots));
   const files = discover(paths, roots, layout);
   const warnings = warningsFor(paths, layout);
   const started = performance.now();

@@ -68,6 +68,9 @@ function scanJurisdiction(root: string, dir: string, out: CorpusLayout): void {
   }
 }
 
+/** The programs folders of the first layout when none are named: `<root>/programs`. */
+export const defaultProgramsDirs = (roots: string[]): string[] => roots.map((r) => path.join(r, PROGRAMS_FOLDER));
+
 /**
  * Every module, test and program spec under the roots, and a warning for what is not read.
  * `programsDirs` are the folders of the first spec layout (default `<root>/programs`).
