@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isJurisdiction, JURISDICTION, PROGRAMS_FOLDER, SNAPSHOT_FILE } from '../names.js';
 import { walkFiles } from './source-tree.js';
@@ -87,6 +87,8 @@ export function scanCorpus(roots: string[], programsDirs: string[]): CorpusLayou
         else if (entry.name === PROGRAMS_FOLDER) {
           if (!programs.has(full)) out.warnings.push({ path: full, reason: `program specs here are not read: --programs names ${[...programs].join(', ')}` });
         } else out.warnings.push({ path: full, reason: NOT_JURISDICTION });
+      } else if (entry.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isDirectory()) {
+        out.warnings.push({ path: full, reason: 'a symbolic link to a folder is not followed; nothing under it is read' });
       } else if (isYaml(entry.name) && entry.name !== SNAPSHOT_FILE) {
         out.warnings.push({ path: full, reason: 'neither a module nor a test: modules and their tests live in jurisdiction folders' });
       }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -134,6 +134,14 @@ describe('rules test on a corpus with multi-part jurisdictions', () => {
     const res = await run(['test', '--root', empty]);
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/no companion test files.*not read:\n.*Notes: not a jurisdiction folder/s);
+  });
+
+  it('reports a linked folder it does not follow', async () => {
+    const linked = write({ 'uk/legislation/allowance.yaml': CORPUS['uk/legislation/allowance.yaml'], 'uk/legislation/allowance.test.yaml': CORPUS['uk/legislation/allowance.test.yaml'] });
+    symlinkSync(path.join(root, LONG), path.join(linked, LONG));
+    const res = await run(['test', '--root', linked, '--json']);
+    expect(res.exitCode).toBe(0);
+    expect(JSON.parse(res.stdout).warnings).toEqual([{ path: expect.stringMatching(new RegExp(`${LONG}$`)), reason: expect.stringMatching(/symbolic link to a folder is not followed/) }]);
   });
 });
 
