@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
@@ -10,8 +10,7 @@ import { formatDuration, painter, ProgressLine, warningLines } from '../output.j
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
-import { isJurisdiction } from '../../compiler/names.js';
-import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
+import { defaultProgramsDirs, holdsJurisdictions } from '../../compiler/2-resolve/corpus-layout.js';
 
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
@@ -29,7 +28,7 @@ interface CompileOptions {
 export function defaultRoots(): string[] {
   const local = path.resolve('rulespec');
   if (existsSync(local) && statSync(local).isDirectory()) return [local];
-  if (readdirSync(process.cwd()).some((n) => isJurisdiction(n) && statSync(n).isDirectory())) return [process.cwd()];
+  if (holdsJurisdictions(process.cwd())) return [process.cwd()];
   return [BUNDLED_ROOT];
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { type CorpusLayout, defaultProgramsDirs, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
+import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
 import { walkFiles } from '../../compiler/2-resolve/source-tree.js';
 import { CONTENT_ROOTS, isJurisdiction, PROGRAMS_FOLDER } from '../../compiler/names.js';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
@@ -53,11 +53,13 @@ export function registerTest(program: Command): void {
 /**
  * The encoding root a path sits in: the parent of its jurisdiction folder. Module paths may hold
  * folders named like a jurisdiction (`…/poms/si-01415-058/…`), so the innermost such folder whose
- * next folder is a content root (statutes/, regulations/, …) or programs/ wins, else the outermost.
+ * next folder is a content root (statutes/, regulations/, …) or programs/ wins, else the outermost;
+ * failing both, a folder that holds jurisdiction folders is a root itself.
  */
 function inferRoot(p: string): string | undefined {
   let dir = path.resolve(p);
   if (existsSync(dir) && statSync(dir).isFile()) dir = path.dirname(dir);
+  const asked = dir;
   const known = new Set<string>([...CONTENT_ROOTS, PROGRAMS_FOLDER]);
   let outermost: string | undefined;
   for (let child: string | undefined; ; child = path.basename(dir), dir = path.dirname(dir)) {
@@ -65,7 +67,7 @@ function inferRoot(p: string): string | undefined {
       if (child && known.has(child)) return path.dirname(dir);
       outermost = path.dirname(dir);
     }
-    if (path.dirname(dir) === dir) return outermost;
+    if (path.dirname(dir) === dir) return outermost ?? (existsSync(asked) && holdsJurisdictions(asked) ? asked : undefined);
   }
 }
 
@@ -78,6 +80,8 @@ function resolveRoots(paths: string[], options: TestOptions): string[] {
   return chosen.map((r) => path.resolve(r));
 }
 
+const isInside = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
+
 /** The test files to run: every test of the roots' layout, or those the paths name. */
 function discover(paths: string[], roots: string[], layout: CorpusLayout): string[] {
   const files = new Set<string>(paths.length ? [] : layout.tests);
@@ -86,7 +90,9 @@ function discover(paths: string[], roots: string[], layout: CorpusLayout): strin
     if (!existsSync(p)) throw new UsageError(`no such file or folder: ${p}`);
     const abs = path.resolve(p);
     if (statSync(abs).isDirectory()) {
-      for (const f of walkFiles(abs, isTestFile)) files.add(f);
+      // within a root, the tests its layout runs (the rest is in the warnings); elsewhere, all
+      const inRoot = roots.some((r) => isInside(abs, r));
+      for (const f of inRoot ? layout.tests.filter((t) => isInside(t, abs)) : walkFiles(abs, isTestFile)) files.add(f);
     } else if (isTestFile(abs)) {
       files.add(abs);
     } else if (abs.endsWith('.yaml')) {
@@ -112,8 +118,7 @@ export function summarize(files: number, results: CaseResult[]): TestSummary {
 /** What the roots do not let run, under the paths asked for (all of it without paths). */
 function warningsFor(paths: string[], layout: CorpusLayout): LayoutWarning[] {
   if (!paths.length) return layout.warnings;
-  const inside = (file: string, p: string) => !path.relative(path.resolve(p), file).startsWith('..');
-  return layout.warnings.filter((w) => paths.some((p) => inside(w.path, p)));
+  return layout.warnings.filter((w) => paths.some((p) => isInside(w.path, path.resolve(p))));
 }
 
 async function runTests(paths: string[], options: TestOptions): Promise<number> {

@@ -68,6 +68,9 @@ function scanJurisdiction(root: string, dir: string, out: CorpusLayout): void {
   }
 }
 
+/** Whether `dir` is an encoding root: it holds a jurisdiction folder. */
+export const holdsJurisdictions = (dir: string): boolean => entries(dir).some((e) => e.isDirectory() && isJurisdiction(e.name));
+
 /** The programs folders of the first layout when none are named: `<root>/programs`. */
 export const defaultProgramsDirs = (roots: string[]): string[] => roots.map((r) => path.join(r, PROGRAMS_FOLDER));
 

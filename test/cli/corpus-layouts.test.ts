@@ -127,6 +127,10 @@ describe('rules test on a corpus with multi-part jurisdictions', () => {
     const res = await run(['test', path.join(root, LONG, 'legislation/council-tax/reduction.yaml'), path.join(root, 'uk/legislation/si-2026-12/rate.yaml')]);
     expect(res.exitCode).toBe(0);
     expect(res.stdout.trim().split('\n').at(-1)).toBe('2 passed, 0 failed');
+    // a folder that holds jurisdiction folders is its own root
+    const whole = await run(['test', root]);
+    expect(whole.exitCode).toBe(0);
+    expect(whole.stdout.trim().split('\n').at(-1)).toBe('4 passed, 0 failed');
   });
 
   it('a root with nothing but unread folders is a usage error that says what was not read', async () => {
