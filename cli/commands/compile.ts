@@ -12,7 +12,6 @@ import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
 import { defaultProgramsDirs, holdsJurisdictions } from '../../compiler/2-resolve/corpus-layout.js';
 
-
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
 interface CompileOptions {
