@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
 import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
 import { BUNDLED_ROOT } from '../compiler/project.js';
 import { Workspace } from '../compiler/workspace.js';
@@ -15,7 +16,7 @@ export async function withLocalCatalog<T>(compiled: string | undefined, use: (ca
   if (!dir) {
     scratch = mkdtempSync(path.join(tmpdir(), 'rules-local-'));
     dir = path.join(scratch, 'compiled');
-    const workspace = new Workspace([BUNDLED_ROOT], [path.join(BUNDLED_ROOT, 'programs')]);
+    const workspace = new Workspace([BUNDLED_ROOT], defaultProgramsDirs([BUNDLED_ROOT]));
     writeOutputTree(dir, workspace.build(), { durationMs: 0 }, { fullSweep: true });
   }
   try {

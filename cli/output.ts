@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 // Terminal output: colour only on a TTY and never when NO_COLOR is set (https://no-color.org).
 
 type Style = 'red' | 'green' | 'yellow' | 'dim' | 'bold' | 'cyan';
@@ -45,4 +47,15 @@ export class ProgressLine {
 
 export function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A path as the user can best read it: relative to the current folder unless that climbs far. */
+export function displayPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith('..') && rel.split(path.sep).filter((s) => s === '..').length > 2 ? file : rel;
+}
+
+/** One line per thing under the roots that was not read, with why. */
+export function warningLines(warnings: { path: string; reason: string }[], paint: ReturnType<typeof painter>): string[] {
+  return warnings.map((w) => `  ${paint('yellow', 'warning')} ${displayPath(w.path)}: ${w.reason}`);
 }

@@ -3,7 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ParsedModule } from './1-parse/module.js';
 import { importClosure } from './2-resolve/closure.js';
-import { isJurisdictionDir, SourceTree, splitTarget, walkFiles } from './2-resolve/source-tree.js';
+import { type CorpusLayout, type LayoutWarning, scanCorpus, type SpecFile } from './2-resolve/corpus-layout.js';
+import { SourceTree, splitTarget } from './2-resolve/source-tree.js';
 import { compileModule } from './compile.js';
 import { compositionTarget, composeProgram } from './4-package/compose.js';
 import { programGraph } from './4-package/graph.js';
@@ -45,6 +46,8 @@ export interface Build {
   programsDirs: string[];
   packages: BuiltPackage[];
   failures: BuildFailure[];
+  /** What under the roots is not read, and why. */
+  warnings: LayoutWarning[];
   /** Rule index entries, by module target. */
   index: Map<string, IndexedRule[]>;
   programs: ProgramSummary[];
@@ -82,7 +85,6 @@ function idClashes(candidates: Candidate[]): Map<Candidate, Candidate[]> {
 }
 
 const hash = (parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
-const isModuleFile = (name: string) => name.endsWith('.yaml') && !name.endsWith('.test.yaml');
 
 export class Workspace {
   readonly tree: SourceTree;
@@ -105,45 +107,31 @@ export class Workspace {
 
   /** Forget what is cached for a changed, added or removed file. */
   invalidate(file: string): void {
-    const target = this.tree.targetFor(file);
-    if (target) {
-      this.tree.invalidate(target);
-      if (this.targets && isModuleFile(path.basename(file))) {
-        if (this.tree.fileFor(target)) this.targets.add(target);
-        else this.targets.delete(target);
-      }
-    }
-    this.specCache.delete(path.resolve(file));
+    const abs = path.resolve(file);
+    const target = this.tree.targetFor(abs);
+    if (target) this.tree.invalidate(target);
+    // an added or removed file changes the layout: scan again at the next build
+    if (this.scanned && existsSync(abs) !== this.scanned.files.has(abs)) this.scanned = null;
+    this.specCache.delete(abs);
   }
 
-  private targets: Set<string> | null = null;
+  private scanned: { layout: CorpusLayout; files: Set<string> } | null = null;
 
-  /** Every module under the roots' jurisdiction folders (found once, then kept up to date). */
+  /** Modules, tests, program specs and what is not read under the roots (scanned once, then on additions and removals). */
+  layout(): CorpusLayout {
+    if (!this.scanned) {
+      const layout = scanCorpus(this.tree.roots, this.programsDirs);
+      this.scanned = { layout, files: new Set([...layout.modules, ...layout.tests, ...layout.specs.map((s) => s.file), ...layout.warnings.map((w) => w.path)]) };
+    }
+    return this.scanned.layout;
+  }
+
+  /** Every module under the roots' jurisdiction folders. */
   moduleTargets(): string[] {
-    this.targets ??= new Set(this.findModuleTargets());
-    return [...this.targets];
+    return [...new Set(this.layout().modules.map((f) => this.tree.targetFor(f)).filter((t): t is string => !!t))];
   }
 
-  private findModuleTargets(): string[] {
-    const targets: string[] = [];
-    for (const root of this.tree.roots) {
-      if (!existsSync(root)) continue;
-      for (const file of walkFiles(root, isModuleFile)) {
-        const rel = path.relative(root, file).split(path.sep);
-        if (rel.length > 1 && isJurisdictionDir(rel[0]) && rel[1] !== 'programs') {
-          const target = this.tree.targetFor(file);
-          if (target) targets.push(target);
-        }
-      }
-    }
-    return [...new Set(targets)];
-  }
-
-  specFiles(): string[] {
-    return this.programsDirs.filter((d) => existsSync(d)).flatMap((d) => walkFiles(d, isModuleFile));
-  }
-
-  private spec(file: string): ProgramSpec | Error {
+  private spec({ file, jurisdiction }: SpecFile): ProgramSpec | Error {
     const abs = path.resolve(file);
     const st = statSync(abs);
     const stamp = `${st.mtimeMs}:${st.size}`;
@@ -151,7 +139,7 @@ export class Workspace {
     if (cached?.stamp === stamp) return cached.spec;
     let spec: ProgramSpec | Error;
     try {
-      spec = readProgramSpec(abs);
+      spec = readProgramSpec(abs, jurisdiction);
     } catch (err) {
       spec = new Error(describeError(err));
     }
@@ -197,8 +185,10 @@ export class Workspace {
     const candidates: Candidate[] = [];
     const scoped = new Set<string>();
 
-    for (const file of this.specFiles()) {
-      const spec = this.spec(file);
+    const { specs, warnings } = this.layout();
+    for (const placed of specs) {
+      const { file } = placed;
+      const spec = this.spec(placed);
       if (spec instanceof Error) {
         failures.push({ program: path.relative(process.cwd(), file), jurisdiction: '', program_id: '', file, error: spec.message });
         continue;
@@ -271,6 +261,7 @@ export class Workspace {
       programsDirs: this.programsDirs,
       packages,
       failures,
+      warnings,
       index,
       programs: buildProgramList([...index.values()].flat(), packages, failures),
       modules: modules.length,

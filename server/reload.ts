@@ -18,6 +18,7 @@ export function watchForReload(workspace: Workspace, out: string, mode: RuntimeM
       swap(Catalog.load(out, mode));
       log(`reloaded ${manifest.packages.length} packages (${manifest.failures.length} failed) in ${Math.round(performance.now() - started)} ms`);
       for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);
+      for (const w of manifest.warnings) log(`  warning ${w.path}: ${w.reason}`);
     },
     (err) => log(`reload failed: ${err instanceof Error ? err.message : String(err)}`),
   );

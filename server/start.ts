@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
 import { SourceTree, walkFiles } from '../compiler/2-resolve/source-tree.js';
 import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
 import { Workspace } from '../compiler/workspace.js';
@@ -55,7 +56,7 @@ interface Compilation {
 
 /** Compile roots into `out` unless the last compilation there is of the same sources. */
 function compileInto(roots: string[], out: string, log: (m: string) => void): Compilation {
-  const programsDirs = roots.map((r) => path.join(r, 'programs'));
+  const programsDirs = defaultProgramsDirs(roots);
   const workspace = new Workspace(roots, programsDirs);
   const stampFile = `${out}.stamp`;
   const stamp = sourceStamp([...roots, ...programsDirs]);
@@ -69,6 +70,7 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
   writeFileSync(stampFile, stamp);
   log(`compiled ${manifest.packages.length} packages (${manifest.failures.length} failed) from ${roots.join(', ')} in ${Math.round(performance.now() - started)} ms`);
   for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);
+  for (const w of manifest.warnings) log(`  warning ${w.path}: ${w.reason}`);
   return { workspace, out };
 }
 

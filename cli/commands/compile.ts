@@ -1,17 +1,17 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { isJurisdictionDir } from '../../compiler/2-resolve/source-tree.js';
 import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
 import type { Manifest } from '../../compiler/5-emit/manifest.js';
 import { Workspace } from '../../compiler/workspace.js';
 import { BUNDLED_ROOT } from '../../compiler/project.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
-import { formatDuration, painter, ProgressLine } from '../output.js';
+import { formatDuration, painter, ProgressLine, warningLines } from '../output.js';
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
 import { ensureWritableFolder } from '../os-errors.js';
+import { defaultProgramsDirs, holdsJurisdictions } from '../../compiler/2-resolve/corpus-layout.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
@@ -28,14 +28,14 @@ interface CompileOptions {
 export function defaultRoots(): string[] {
   const local = path.resolve('rulespec');
   if (existsSync(local) && statSync(local).isDirectory()) return [local];
-  if (readdirSync(process.cwd()).some((n) => isJurisdictionDir(n) && statSync(n).isDirectory())) return [process.cwd()];
+  if (holdsJurisdictions(process.cwd())) return [process.cwd()];
   return [BUNDLED_ROOT];
 }
 
 export function resolveCompileInputs(root: string[] | undefined, programs: string[] | undefined): { roots: string[]; programsDirs: string[] } {
   const roots = (root?.length ? root : defaultRoots()).map((r) => path.resolve(r));
   for (const r of roots) if (!existsSync(r) || !statSync(r).isDirectory()) throw new UsageError(`root ${r} is not a folder`);
-  const programsDirs = programs?.length ? programs.map((p) => path.resolve(p)) : roots.map((r) => path.join(r, 'programs'));
+  const programsDirs = programs?.length ? programs.map((p) => path.resolve(p)) : defaultProgramsDirs(roots);
   for (const p of programs ?? []) if (!existsSync(p)) throw new UsageError(`programs folder ${p} does not exist`);
   return { roots, programsDirs };
 }
@@ -45,7 +45,7 @@ export function registerCompile(program: Command): void {
     .command('compile')
     .description('compile RuleSpec encodings into runtime packages, program graphs and a rule index')
     .option('-r, --root <dir>', 'encoding root holding jurisdiction folders; repeatable (default: ./rulespec, else the bundled encodings)', collect)
-    .option('-p, --programs <dir>', 'folder of program specs <jurisdiction>/<program>/<period>.yaml; repeatable (default: <root>/programs)', collect)
+    .option('-p, --programs <dir>', 'folder of program specs <jurisdiction>/<program>/<period>.yaml; repeatable (default: <root>/programs; <root>/<jurisdiction>/programs/ is always read)', collect)
     .option('-o, --out <dir>', 'output folder', '.rules/compiled')
     .option('-w, --watch', 'recompile when sources change; keep the last good output on errors')
     .option('--json', 'print the result as JSON (one object per compilation)')
@@ -107,6 +107,7 @@ function summary(m: Manifest, out: string) {
     rules: m.index.rule_count,
     packages: m.packages.map((p) => ({ program_id: p.program_id, jurisdiction: p.jurisdiction, runtime_id: p.runtime_id, outputs: p.output_count, inputs: p.input_count })),
     failures: m.failures,
+    warnings: m.warnings,
     module_errors: m.module_errors.length,
   };
 }
@@ -119,6 +120,7 @@ function printHuman(m: Manifest, out: string): void {
     lines.push(`  ${paint('red', '✗')} ${f.program}`);
     lines.push(f.error.split('\n').map((l) => `      ${l}`).join('\n'));
   }
+  lines.push(...warningLines(m.warnings, paint));
   if (m.module_errors.length) lines.push(paint('yellow', `  ${m.module_errors.length} modules have errors (their rules are indexed but cannot run; \`rules test\` shows them)`));
   lines.push(
     `compiled ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${path.relative(process.cwd(), out) || '.'}`,

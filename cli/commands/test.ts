@@ -1,10 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { isJurisdictionDir, walkFiles } from '../../compiler/2-resolve/source-tree.js';
+import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
+import { walkFiles } from '../../compiler/2-resolve/source-tree.js';
+import { CONTENT_ROOTS, isJurisdiction, PROGRAMS_FOLDER } from '../../compiler/names.js';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
-import { formatDuration, painter, ProgressLine } from '../output.js';
+import { displayPath, formatDuration, painter, ProgressLine, warningLines } from '../output.js';
 import { runInPool } from '../test-pool/pool.js';
 import { collect } from '../options.js';
 
@@ -15,6 +17,7 @@ interface TestOptions {
   filter?: string;
   json?: boolean;
   workers?: number;
+  strict?: boolean;
 }
 
 export interface TestSummary {
@@ -36,25 +39,35 @@ export function registerTest(program: Command): void {
     .command('test')
     .description('run the companion *.test.yaml cases of RuleSpec modules')
     .argument('[paths...]', 'module or test files, or folders to search (default: every root)')
-    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, …); repeatable (default: inferred from the paths, else the current directory)', collect)
+    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, uk-kingston-upon-thames/, …); repeatable (default: inferred from the paths, else the current directory)', collect)
     .option('-f, --filter <text>', 'only cases whose name (or file path) contains this text')
-    .option('--json', 'print one JSON object: {summary, results, stats}')
+    .option('--json', 'print one JSON object: {summary, results, warnings, stats}')
     .option('-w, --workers <n>', 'worker threads (default: one per core)', positiveInteger)
+    .option('--strict', "also apply the reference harness's stricter rules: no key given twice once `<<:` merges are flattened, inputs only under content roots")
     .addHelpText('after', '\nExit status: 0 all cases pass, 1 some case fails or errors, 2 usage or configuration error.')
     .action(async (paths: string[], options: TestOptions) => {
       process.exitCode = await runTests(paths, options);
     });
 }
 
-/** The encoding root a path sits in: the parent of its jurisdiction folder. */
+/**
+ * The encoding root a path sits in: the parent of its jurisdiction folder. Module paths may hold
+ * folders named like a jurisdiction (`…/poms/si-01415-058/…`), so the innermost such folder whose
+ * next folder is a content root (statutes/, regulations/, …) or programs/ wins, else the outermost;
+ * failing both, a folder that holds jurisdiction folders is a root itself.
+ */
 function inferRoot(p: string): string | undefined {
   let dir = path.resolve(p);
   if (existsSync(dir) && statSync(dir).isFile()) dir = path.dirname(dir);
-  for (;;) {
-    if (isJurisdictionDir(path.basename(dir))) return path.dirname(dir);
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
+  const asked = dir;
+  const known = new Set<string>([...CONTENT_ROOTS, PROGRAMS_FOLDER]);
+  let outermost: string | undefined;
+  for (let child: string | undefined; ; child = path.basename(dir), dir = path.dirname(dir)) {
+    if (isJurisdiction(path.basename(dir))) {
+      if (child && known.has(child)) return path.dirname(dir);
+      outermost = path.dirname(dir);
+    }
+    if (path.dirname(dir) === dir) return outermost ?? (existsSync(asked) && holdsJurisdictions(asked) ? asked : undefined);
   }
 }
 
@@ -67,16 +80,19 @@ function resolveRoots(paths: string[], options: TestOptions): string[] {
   return chosen.map((r) => path.resolve(r));
 }
 
-const isTestFile = (name: string) => name.endsWith('.test.yaml');
+const isInside = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
 
-function discover(paths: string[], roots: string[]): string[] {
-  const files = new Set<string>();
+/** The test files to run: every test of the roots' layout, or those the paths name. */
+function discover(paths: string[], roots: string[], layout: CorpusLayout): string[] {
+  const files = new Set<string>(paths.length ? [] : layout.tests);
   const targets = paths.length ? paths : roots;
-  for (const p of targets) {
+  for (const p of paths) {
     if (!existsSync(p)) throw new UsageError(`no such file or folder: ${p}`);
     const abs = path.resolve(p);
     if (statSync(abs).isDirectory()) {
-      for (const f of walkFiles(abs, isTestFile)) files.add(f);
+      // within a root, the tests its layout runs (the rest is in the warnings); elsewhere, all
+      const inRoot = roots.some((r) => isInside(abs, r));
+      for (const f of inRoot ? layout.tests.filter((t) => isInside(t, abs)) : walkFiles(abs, isTestFile)) files.add(f);
     } else if (isTestFile(abs)) {
       files.add(abs);
     } else if (abs.endsWith('.yaml')) {
@@ -87,7 +103,10 @@ function discover(paths: string[], roots: string[]): string[] {
       throw new UsageError(`${p} is neither a folder, a module (.yaml) nor a test file (.test.yaml)`);
     }
   }
-  if (files.size === 0) throw new UsageError(`no companion test files (*.test.yaml) under ${targets.join(', ')}`);
+  if (files.size === 0) {
+    const unread = warningsFor(paths, layout).map((w) => `\n  ${displayPath(w.path)}: ${w.reason}`);
+    throw new UsageError(`no companion test files (*.test.yaml) under ${targets.join(', ')}${unread.length ? `; not read:${unread.join('')}` : ''}`);
+  }
   return [...files];
 }
 
@@ -96,16 +115,24 @@ export function summarize(files: number, results: CaseResult[]): TestSummary {
   return { files, cases: results.length, passed: count('pass'), failed: count('fail'), errored: count('error') };
 }
 
+/** What the roots do not let run, under the paths asked for (all of it without paths). */
+function warningsFor(paths: string[], layout: CorpusLayout): LayoutWarning[] {
+  if (!paths.length) return layout.warnings;
+  return layout.warnings.filter((w) => paths.some((p) => isInside(w.path, path.resolve(p))));
+}
+
 async function runTests(paths: string[], options: TestOptions): Promise<number> {
   const roots = resolveRoots(paths, options);
-  const files = discover(paths, roots);
+  const layout = scanCorpus(roots, defaultProgramsDirs(roots));
+  const files = discover(paths, roots, layout);
+  const warnings = warningsFor(paths, layout);
   const started = performance.now();
   const progress = new ProgressLine();
   let passed = 0;
   let failed = 0;
   const results = await runInPool(
     files,
-    { roots, filter: options.filter },
+    { roots, filter: options.filter, strict: options.strict },
     (p) => {
       for (const r of p.results) r.status === 'pass' ? passed++ : failed++;
       if (!options.json) progress.update(`testing ${p.files}/${files.length} files · ${passed} passed · ${failed} failed`);
@@ -116,29 +143,24 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   const summary = summarize(files.length, results);
   if (options.json) {
     const stats = { duration_ms: Math.round(performance.now() - started), peak_rss_bytes: process.resourceUsage().maxRSS * 1024 };
-    process.stdout.write(JSON.stringify({ summary, results: results.map(relativeResult), stats }) + '\n');
+    process.stdout.write(JSON.stringify({ summary, results: results.map(relativeResult), warnings: warnings.map((w) => ({ ...w, path: displayPath(w.path) })), stats }) + '\n');
   } else {
-    printHuman(summary, results, performance.now() - started);
+    printHuman(summary, results, warnings, performance.now() - started);
   }
   return summary.failed + summary.errored > 0 ? EXIT_FAILURES : EXIT_OK;
 }
 
-const display = (file: string) => {
-  const rel = path.relative(process.cwd(), file);
-  return rel.startsWith('..') && rel.split(path.sep).filter((s) => s === '..').length > 2 ? file : rel;
-};
-
 function relativeResult(r: CaseResult): CaseResult {
-  return { ...r, file: display(r.file) };
+  return { ...r, file: displayPath(r.file) };
 }
 
-function printHuman(summary: TestSummary, results: CaseResult[], ms: number): void {
+function printHuman(summary: TestSummary, results: CaseResult[], warnings: LayoutWarning[], ms: number): void {
   const paint = painter(process.stdout);
   const out: string[] = [];
   for (const r of results) {
     if (r.status === 'pass') continue;
     const label = r.status === 'fail' ? paint('red', 'FAIL') : paint('yellow', 'ERROR');
-    out.push(`${label} ${display(r.file)} ${paint('dim', '›')} ${paint('bold', r.case)}`);
+    out.push(`${label} ${displayPath(r.file)} ${paint('dim', '›')} ${paint('bold', r.case)}`);
     for (const f of r.failures) {
       out.push(`  ${f.output}`);
       out.push(`    expected: ${paint('green', JSON.stringify(f.expected))}`);
@@ -147,6 +169,7 @@ function printHuman(summary: TestSummary, results: CaseResult[], ms: number): vo
     if (r.error) out.push(r.error.split('\n').map((l) => `  ${l}`).join('\n'));
     out.push('');
   }
+  out.push(...warningLines(warnings, paint));
   const broken = summary.failed + summary.errored;
   out.push(
     paint('dim', `${summary.files} test files, ${summary.cases} cases in ${formatDuration(ms)}` + (summary.errored ? ` (${summary.failed} failed, ${summary.errored} could not run)` : '')),

@@ -5,6 +5,7 @@ import type { CaseResult } from '../../compiler/harness/run-file.js';
 export interface WorkerSetup {
   roots: string[];
   filter?: string;
+  strict?: boolean;
 }
 
 export type ToWorker = { type: 'run'; files: string[] } | { type: 'exit' };

@@ -14,7 +14,7 @@ parentPort!.on('message', (msg: ToWorker) => {
     parentPort!.close();
     return;
   }
-  const results = msg.files.flatMap((file) => runTestFile(tree, file, { filter: setup.filter }));
+  const results = msg.files.flatMap((file) => runTestFile(tree, file, { filter: setup.filter, strict: setup.strict }));
   const reply: FromWorker = { type: 'results', files: msg.files.length, results };
   parentPort!.postMessage(reply);
 });

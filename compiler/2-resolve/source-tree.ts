@@ -2,16 +2,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseModuleText, type ParsedModule } from '../1-parse/module.js';
+import { isJurisdiction } from '../names.js';
 
 // One or more encoding roots, each holding jurisdiction folders (`us/`, `us-co/`, …).
 // A module target `us-co:regulations/x/y` is the file `<root>/us-co/regulations/x/y.yaml`
 // in the first root that has it.
-
-const JURISDICTION = /^[a-z]{2}(-[a-z0-9]{1,4})?$/;
-
-export function isJurisdictionDir(name: string): boolean {
-  return JURISDICTION.test(name);
-}
 
 export function splitTarget(target: string): { jurisdiction: string; path: string } | undefined {
   const colon = target.indexOf(':');
@@ -44,7 +39,7 @@ export class SourceTree {
       const rel = path.relative(root, abs);
       if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
       const segments = rel.split(path.sep);
-      if (segments.length < 2 || !isJurisdictionDir(segments[0])) continue;
+      if (segments.length < 2 || !isJurisdiction(segments[0])) continue;
       const rest = segments.slice(1).join('/').replace(/\.ya?ml$/, '');
       return `${segments[0]}:${rest}`;
     }

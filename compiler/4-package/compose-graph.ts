@@ -1,5 +1,6 @@
 import type { ParsedModule } from '../1-parse/module.js';
 import type { SourceTree } from '../2-resolve/source-tree.js';
+import { JURISDICTION } from '../names.js';
 import { closureSymbols, type DeclaredSymbol } from './closure-names.js';
 import type { GraphRule, ProgramGraph } from './package-types.js';
 import { referencesOf } from './rule-index.js';
@@ -8,7 +9,7 @@ import { referencesOf } from './rule-index.js';
 // live encoding tree. It reflects declared structure (names resolved over the import closure),
 // not an executable compilation, so it also works for modules that do not compile.
 
-export const FOCUS_PATTERN = /^([a-z]{2}(?:-[a-z0-9]{1,4})?):([^#\s]+?)(?:#([A-Za-z0-9_.-]+))?$/;
+export const FOCUS_PATTERN = new RegExp(`^(${JURISDICTION}):([^#\\s]+?)(?:#([A-Za-z0-9_.-]+))?$`);
 
 export class FocusError extends Error {
   constructor(

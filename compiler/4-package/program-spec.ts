@@ -3,7 +3,8 @@ import { loadModuleYaml } from '../1-parse/yaml.js';
 import { RuleSpecError } from '../diagnostics.js';
 import { deriveProgramId, programIdProblem } from './program-id.js';
 
-// Program specs: `programs/<jurisdiction>/<program>/<period>.yaml` declare an executable
+// Program specs: `programs/<jurisdiction>/<program>/<period>.yaml` or
+// `<jurisdiction>/programs/<program>/<period>.yaml` (2-resolve/corpus-layout.ts) declare an executable
 // program: which modules are in scope, which outputs it serves, and small synthesized rules
 // (transformations) that bridge them.
 
@@ -41,7 +42,8 @@ export interface ProgramSpec {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === 'string' || typeof x === 'number').map(String) : []);
 
-export function readProgramSpec(file: string): ProgramSpec {
+/** The spec in `file`, placed in `folderJurisdiction` by the folder it is in. */
+export function readProgramSpec(file: string, folderJurisdiction: string): ProgramSpec {
   const doc = loadModuleYaml(readFileSync(file, 'utf8'), file);
   const fail = (message: string, path: (string | number)[] = []): never => {
     throw new RuleSpecError('invalid_module', message, { location: { file, path } });
@@ -52,6 +54,7 @@ export function readProgramSpec(file: string): ProgramSpec {
   const slash = program.indexOf('/');
   if (slash <= 0 || slash === program.length - 1) fail(`\`program: ${program}\` must be <jurisdiction>/<program>, e.g. us-co/snap`, ['program']);
   const jurisdiction = program.slice(0, slash);
+  if (jurisdiction !== folderJurisdiction) fail(`\`program: ${program}\` names the jurisdiction ${jurisdiction}, but the spec is in the folder of ${folderJurisdiction}`, ['program']);
   const rawPeriod = String(spec.period ?? '');
   const period = /^\d{4}$/.test(rawPeriod) ? `${rawPeriod}-01` : rawPeriod;
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) fail(`\`period\` must be YYYY-MM (or YYYY), got ${JSON.stringify(spec.period)}`, ['period']);
@@ -64,8 +67,9 @@ export function readProgramSpec(file: string): ProgramSpec {
   const scope: ProgramSpec['scope'] = [];
   if (spec.scope !== undefined && !isObj(spec.scope)) fail('`scope:` must map `federal:`/`state:` to lists of module paths', ['scope']);
   for (const [key, list] of Object.entries((spec.scope ?? {}) as Record<string, unknown>)) {
-    // federal → us:, state → the program's jurisdiction, any other key is a literal prefix
-    const prefix = key === 'federal' ? 'us' : key === 'state' ? jurisdiction : key;
+    // federal → the country (`us` for us-co, `uk` for uk-ashford), state → the program's
+    // jurisdiction, any other key is a literal prefix
+    const prefix = key === 'federal' ? jurisdiction.split('-')[0] : key === 'state' ? jurisdiction : key;
     strings(list).forEach((p, i) => scope.push({ target: p.includes(':') ? p : `${prefix}:${p}`, path: ['scope', key, i] }));
   }
   const transformations = (Array.isArray(spec.transformations) ? spec.transformations : []).map((t, i) => {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { SNAPSHOT_FILE } from '../names.js';
 
 // Where an encoding root comes from: its repository, branch and release (commit), read from a
 // snapshot manifest (SNAPSHOT.yaml: source, commit) or from git, whichever the root has.
@@ -21,7 +22,7 @@ function git(root: string, args: string[]): string | null {
 }
 
 export function rootProvenance(root: string): RootProvenance {
-  const snapshot = path.join(root, 'SNAPSHOT.yaml');
+  const snapshot = path.join(root, SNAPSHOT_FILE);
   if (existsSync(snapshot)) {
     const text = readFileSync(snapshot, 'utf8');
     const field = (name: string) => new RegExp(`^${name}:\\s*(.+)$`, 'm').exec(text)?.[1].trim().replace(/^['"]|['"]$/g, '');

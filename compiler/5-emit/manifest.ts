@@ -1,4 +1,5 @@
 import type { RuntimePackage } from '../4-package/package-types.js';
+import type { LayoutWarning } from '../2-resolve/corpus-layout.js';
 import type { BuildFailure } from '../workspace.js';
 
 // manifest.json: the entry point of a compiled output tree (see output-tree.ts).
@@ -24,6 +25,8 @@ export interface Manifest {
   source_hash: string;
   packages: ManifestPackage[];
   failures: BuildFailure[];
+  /** What under the roots was not read, and why (folders that are not jurisdictions, stray YAML, unplaced specs). */
+  warnings: LayoutWarning[];
   module_errors: { file: string; error: string }[];
   index: {
     module_count: number;

@@ -109,6 +109,7 @@ export function writeOutputTree(out: string, build: Build, meta: { durationMs: n
     source_hash: build.sourceHash,
     packages,
     failures: build.failures,
+    warnings: build.warnings,
     module_errors: build.moduleErrors,
     index: {
       module_count: build.modules,

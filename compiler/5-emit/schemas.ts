@@ -234,7 +234,7 @@ export const ProgramListSchema = { $id: 'ProgramList', type: 'array', items: { $
 export const ManifestSchema = {
   $id: 'Manifest',
   type: 'object',
-  required: ['format_version', 'compiler', 'compiled_at', 'duration_ms', 'roots', 'programs_dirs', 'source_hash', 'packages', 'failures', 'module_errors', 'index'],
+  required: ['format_version', 'compiler', 'compiled_at', 'duration_ms', 'roots', 'programs_dirs', 'source_hash', 'packages', 'failures', 'warnings', 'module_errors', 'index'],
   properties: {
     format_version: { const: 1 },
     compiler: { type: 'object', required: ['name', 'version'], properties: { name: { const: 'rules' }, version: str } },
@@ -256,6 +256,7 @@ export const ManifestSchema = {
       type: 'array',
       items: { type: 'object', required: ['program', 'jurisdiction', 'program_id', 'file', 'error'], properties: { program: str, jurisdiction: str, program_id: str, file: str, error: str } },
     },
+    warnings: { type: 'array', items: { type: 'object', required: ['path', 'reason'], properties: { path: str, reason: str } } },
     module_errors: { type: 'array', items: { type: 'object', required: ['file', 'error'], properties: { file: str, error: str } } },
     index: {
       type: 'object',

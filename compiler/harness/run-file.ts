@@ -9,6 +9,7 @@ import type { Value } from '../engine/values.js';
 import { type Actual, actualToJson, expectedToJson, matches } from './compare.js';
 import { buildDataset, CaseError, casePeriod, queryEntityId, rejectComputedInputs, rowIdOf, tables } from './case-data.js';
 import { describeError } from './describe-error.js';
+import { checkInputRoots, strictFileProblem } from './strict.js';
 import { moduleFileOf, type RawCase, readTestCases } from './test-file.js';
 
 // Runs the cases of one companion test file against its module's program.
@@ -29,6 +30,8 @@ export interface CaseResult {
 
 export interface RunOptions {
   filter?: string;
+  /** Apply the reference harness's stricter rules (strict.ts). */
+  strict?: boolean;
 }
 
 export function runTestFile(tree: SourceTree, testFile: string, options: RunOptions = {}): CaseResult[] {
@@ -42,6 +45,8 @@ export function runTestFile(tree: SourceTree, testFile: string, options: RunOpti
     .map((c, i) => ({ c, n: i + 1, name: typeof c.name === 'string' ? c.name : `case ${i + 1}` }))
     .filter(({ name }) => !options.filter || name.includes(options.filter) || testFile.includes(options.filter));
   if (selected.length === 0) return [];
+  const fileProblem = options.strict ? strictFileProblem(testFile) : undefined;
+  if (fileProblem) return selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error: fileProblem }));
 
   const moduleFile = moduleFileOf(testFile);
   const target = tree.targetFor(moduleFile);
@@ -53,12 +58,13 @@ export function runTestFile(tree: SourceTree, testFile: string, options: RunOpti
     const error = describeError(err);
     return selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error }));
   }
-  return selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile));
+  return selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile, options.strict));
 }
 
-function runCase(program: Program, c: RawCase, n: number, name: string, file: string): CaseResult {
+function runCase(program: Program, c: RawCase, n: number, name: string, file: string, strict?: boolean): CaseResult {
   const result: CaseResult = { file, case: name, status: 'pass', failures: [] };
   try {
+    if (strict) checkInputRoots(c);
     const actuals = evaluateCase(program, c, n);
     for (const [output, actual] of actuals) {
       const expected = (c.output as Record<string, unknown>)[output];

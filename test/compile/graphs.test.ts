@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SourceTree } from '../../compiler/2-resolve/source-tree.js';
 import { composeGraph, FocusError } from '../../compiler/4-package/compose-graph.js';
@@ -186,5 +189,17 @@ describe('composeGraph over rulespec/', () => {
   test('a rule that a file only imports is not found under that file', () => {
     const err = thrown(() => composeGraph(tree, 'us:statutes/7/2017/a#snap_net_income'));
     expect((err as FocusError).kind).toBe('not_found');
+  });
+});
+
+describe('composeGraph under a multi-part jurisdiction', () => {
+  test('a focus whose jurisdiction has many `-` parts is parsed and found', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'rules-focus-'));
+    const file = path.join(root, 'uk-bath-and-north-east-somerset/legislation/council-tax.yaml');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `format: rulespec/v1\nrules:\n  - name: reduction\n    kind: derived\n    entity: Household\n    dtype: Money\n    versions:\n      - effective_from: '2026-04-01'\n        formula: amount * 2\n`);
+    const { graph } = composeGraph(new SourceTree([root]), 'uk-bath-and-north-east-somerset:legislation/council-tax#reduction');
+    expect(graph.rules.map((r) => r.legalId)).toEqual(['uk-bath-and-north-east-somerset:legislation/council-tax#reduction']);
+    expect((thrown(() => composeGraph(new SourceTree([root]), 'uk-Bath:legislation/council-tax')) as FocusError).kind).toBe('invalid');
   });
 });

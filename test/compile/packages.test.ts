@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { calculate, OutputError } from '../../compiler/runtime/calculate.js';
@@ -104,6 +104,25 @@ describe('runtime_id', () => {
     const household = { facts: { household_size: 3, snap_earned_income: 1500, snap_shelter_costs: 900, snap_utility_allowance: 500 } };
     expect(calculate(loadSerialized(first), { household }).outputs.snap_allotment).toBe(710);
     expect(calculate(loadSerialized(second), { household }).outputs).toMatchObject({ snap_net_income: 191, snap_allotment: 727 });
+  });
+
+  test('an incremental rebuild sees a spec added in the second layout and a folder that is not a jurisdiction', () => {
+    const { dir, root } = copyRulespec();
+    copies.push(dir);
+    const ws = new Workspace([root], [path.join(root, 'programs')]);
+    expect(ws.build().warnings).toEqual([]);
+    const spec = path.join(root, 'us-co/programs/snap-copy/2026-01.yaml');
+    mkdirSync(path.dirname(spec), { recursive: true });
+    writeFileSync(spec, readFileSync(path.join(root, 'programs/us-co/snap/fy-2026.yaml'), 'utf8').replace('program: us-co/snap', 'program: us-co/snap-copy').replace('id: co-snap', 'id: co-snap-copy'));
+    const stray = path.join(root, 'drafts/notes.yaml');
+    mkdirSync(path.dirname(stray), { recursive: true });
+    writeFileSync(stray, 'a: 1\n');
+    ws.invalidate(spec);
+    ws.invalidate(stray);
+    const build = ws.build();
+    expect(build.packages.map((p) => p.pkg.program_id)).toContain('co-snap-copy');
+    expect(build.warnings).toEqual([{ path: path.dirname(stray), reason: expect.stringMatching(/not a jurisdiction folder/) }]);
+    expect(build.modules).toBe(bundledBuild().modules);
   });
 
   test('does not depend on where identical sources live on disk', () => {

@@ -28,6 +28,28 @@ describe('shared RuleSpec corpus', () => {
     },
     180_000,
   );
+
+  it.runIf(HAVE_CORPUS || process.env.CI)(
+    'rules test --strict fails exactly the cases the reference harness rejects (rulespec.md §8.1, §8.3)',
+    async () => {
+      const res = await execa('node', [CLI, 'test', '--root', CORPUS, '--strict', '--json'], { reject: false, maxBuffer: 256 * 1024 * 1024 });
+      expect(res.exitCode).toBe(1);
+      const { results } = JSON.parse(res.stdout) as { results: { file: string; status: string; error?: string }[] };
+      const perFile: Record<string, number> = {};
+      for (const r of results.filter((r) => r.status !== 'pass')) {
+        const key = `${path.relative(CORPUS, path.resolve(r.file))}: ${/duplicated mapping key/.test(r.error ?? '') ? 'merge override' : /outside the content roots/.test(r.error ?? '') ? 'outside content roots' : r.error}`;
+        perFile[key] = (perFile[key] ?? 0) + 1;
+      }
+      // 3 files with an explicit key overriding a merged one (14 cases), and us-mo/manual (16 cases)
+      expect(perFile).toEqual({
+        'us/regulations/7-cfr/273/2/j.test.yaml: merge override': 4,
+        'us-ny/regulations/18-nycrr/387/12/f/3/v/a.test.yaml: merge override': 5,
+        'us-ny/regulations/18-nycrr/387/12/f/3/v/b.test.yaml: merge override': 5,
+        'us-mo/manual/dss/snap/1115-000-00/1115-035-00/1115-035-25/block-1.test.yaml: outside content roots': 16,
+      });
+    },
+    180_000,
+  );
 });
 
 describe('shared RuleSpec corpus compile', () => {
@@ -36,8 +58,10 @@ describe('shared RuleSpec corpus compile', () => {
     async () => {
       const out = mkdtempSync(path.join(tmpdir(), 'rules-corpus-compile-'));
       const res = await execa('node', [CLI, 'compile', '--root', CORPUS, '--out', out, '--json'], { reject: false, maxBuffer: 64 * 1024 * 1024 });
-      const summary = JSON.parse(res.stdout) as { packages: { program_id: string; jurisdiction: string }[]; failures: { program: string; error: string }[]; modules: number; rules: number };
+      const summary = JSON.parse(res.stdout) as { packages: { program_id: string; jurisdiction: string }[]; failures: { program: string; error: string }[]; warnings: { path: string }[]; modules: number; rules: number };
       expect(summary.failures).toEqual([]);
+      // every folder is a jurisdiction (or programs/), every YAML file is read
+      expect(summary.warnings).toEqual([]);
       expect(summary.packages.length).toBeGreaterThanOrEqual(131);
       expect(summary.modules).toBeGreaterThan(3800);
       expect(res.exitCode).toBe(0);

@@ -1,0 +1,104 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { isJurisdiction, JURISDICTION, PROGRAMS_FOLDER, SNAPSHOT_FILE } from '../names.js';
+import { walkFiles } from './source-tree.js';
+
+// What an encoding root holds, file by file. Two layouts of program specs are read:
+//   <root>/programs/<jurisdiction>/<program>/<period>.yaml   (beside the jurisdictions, as in rulespec-us)
+//   <root>/<jurisdiction>/programs/<program>/<period>.yaml   (inside one, as in single-country corpora)
+// Everything else under a root that is not read is a warning with its path and why: nothing is
+// skipped in silence.
+
+export interface LayoutWarning {
+  path: string;
+  reason: string;
+}
+
+export interface SpecFile {
+  file: string;
+  /** The jurisdiction its folder places it in; its `program:` must agree. */
+  jurisdiction: string;
+}
+
+export interface CorpusLayout {
+  modules: string[];
+  tests: string[];
+  specs: SpecFile[];
+  warnings: LayoutWarning[];
+}
+
+const isYaml = (name: string) => /\.ya?ml$/.test(name);
+export const isTestFile = (name: string) => name.endsWith('.test.yaml');
+const isModuleFile = (name: string) => name.endsWith('.yaml') && !isTestFile(name);
+
+const NOT_JURISDICTION = `not a jurisdiction folder (a two-letter country or region code, then any \`-\`-separated lower-case parts: /^${JURISDICTION}$/); nothing under it is read`;
+
+/** What a file under a jurisdiction folder is, from its path below the root. */
+export function fileRole(rel: string[]): 'module' | 'test' | 'spec' | 'neither' {
+  const name = rel[rel.length - 1];
+  if (rel.length < 2 || !isJurisdiction(rel[0])) return 'neither';
+  if (rel.length > 2 && rel[1] === PROGRAMS_FOLDER) return isModuleFile(name) ? 'spec' : 'neither';
+  return isTestFile(name) ? 'test' : isModuleFile(name) ? 'module' : 'neither';
+}
+
+/** Folders whose entries sort like walkFiles', so warnings come in a stable order. */
+const entries = (dir: string) => readdirSync(dir, { withFileTypes: true }).filter((e) => !e.name.startsWith('.') && e.name !== 'node_modules').sort((a, b) => (a.name < b.name ? -1 : 1));
+
+/** Why a YAML file that is neither a module, a test nor a placed spec is not read. */
+const unread = (name: string) => (isTestFile(name) ? 'a test file in a programs folder has no module to test' : 'modules, tests and program specs end in `.yaml`; a `.yml` file is not read');
+
+/** Program specs under a programs folder of the first layout: `<dir>/<jurisdiction>/…/<period>.yaml`. */
+function scanProgramsDir(dir: string, out: CorpusLayout): void {
+  for (const file of walkFiles(dir, isYaml)) {
+    const rel = path.relative(dir, file).split(path.sep);
+    if (!isModuleFile(rel[rel.length - 1])) out.warnings.push({ path: file, reason: unread(rel[rel.length - 1]) });
+    else if (rel.length < 2 || !isJurisdiction(rel[0])) out.warnings.push({ path: file, reason: `program spec cannot be placed: it is not in a jurisdiction folder of ${dir} (<jurisdiction>/<program>/<period>.yaml)` });
+    else out.specs.push({ file, jurisdiction: rel[0] });
+  }
+}
+
+function scanJurisdiction(root: string, dir: string, out: CorpusLayout): void {
+  for (const file of walkFiles(dir, isYaml)) {
+    const rel = path.relative(root, file).split(path.sep);
+    const role = fileRole(rel);
+    if (role === 'module') out.modules.push(file);
+    else if (role === 'test') out.tests.push(file);
+    else if (role === 'spec') out.specs.push({ file, jurisdiction: rel[0] });
+    else out.warnings.push({ path: file, reason: unread(rel[rel.length - 1]) });
+  }
+}
+
+/** Whether `dir` is an encoding root: it holds a jurisdiction folder. */
+export const holdsJurisdictions = (dir: string): boolean => entries(dir).some((e) => e.isDirectory() && isJurisdiction(e.name));
+
+/** The programs folders of the first layout when none are named: `<root>/programs`. */
+export const defaultProgramsDirs = (roots: string[]): string[] => roots.map((r) => path.join(r, PROGRAMS_FOLDER));
+
+/**
+ * Every module, test and program spec under the roots, and a warning for what is not read.
+ * `programsDirs` are the folders of the first spec layout (default `<root>/programs`).
+ */
+export function scanCorpus(roots: string[], programsDirs: string[]): CorpusLayout {
+  const out: CorpusLayout = { modules: [], tests: [], specs: [], warnings: [] };
+  const programs = new Set(programsDirs.map((d) => path.resolve(d)));
+  for (const root of roots.map((r) => path.resolve(r))) {
+    if (!existsSync(root)) continue;
+    for (const entry of entries(root)) {
+      const full = path.join(root, entry.name);
+      if (entry.isDirectory()) {
+        if (isJurisdiction(entry.name)) scanJurisdiction(root, full, out);
+        else if (entry.name === PROGRAMS_FOLDER) {
+          if (!programs.has(full)) out.warnings.push({ path: full, reason: `program specs here are not read: --programs names ${[...programs].join(', ')}` });
+        } else out.warnings.push({ path: full, reason: NOT_JURISDICTION });
+      } else if (entry.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isDirectory()) {
+        out.warnings.push({ path: full, reason: 'a symbolic link to a folder is not followed; nothing under it is read' });
+      } else if (isYaml(entry.name) && entry.name !== SNAPSHOT_FILE) {
+        out.warnings.push({ path: full, reason: 'neither a module nor a test: modules and their tests live in jurisdiction folders' });
+      }
+    }
+  }
+  const inJurisdiction = (dir: string) => roots.some((r) => fileRole([...path.relative(path.resolve(r), dir).split(path.sep), 'x.yaml']) === 'spec');
+  // a programs folder inside a jurisdiction is the second layout, already scanned with its root
+  for (const dir of programs) if (existsSync(dir) && !inJurisdiction(dir)) scanProgramsDir(dir, out);
+  return out;
+}
