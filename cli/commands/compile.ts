@@ -4,14 +4,14 @@ import type { Command } from 'commander';
 import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
 import type { Manifest } from '../../compiler/5-emit/manifest.js';
 import { Workspace } from '../../compiler/workspace.js';
-import { BUNDLED_ROOT } from '../../compiler/project.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { formatDuration, painter, ProgressLine, warningLines } from '../output.js';
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
 import { ensureWritableFolder } from '../os-errors.js';
-import { defaultProgramsDirs, holdsJurisdictions } from '../../compiler/2-resolve/corpus-layout.js';
+import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
+import { defaultRoots } from '../default-roots.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
@@ -23,14 +23,6 @@ interface CompileOptions {
   json?: boolean;
 }
 
-
-/** Default roots: ./rulespec, else the current folder if it holds jurisdiction folders, else the bundled encodings. */
-export function defaultRoots(): string[] {
-  const local = path.resolve('rulespec');
-  if (existsSync(local) && statSync(local).isDirectory()) return [local];
-  if (holdsJurisdictions(process.cwd())) return [process.cwd()];
-  return [BUNDLED_ROOT];
-}
 
 export function resolveCompileInputs(root: string[] | undefined, programs: string[] | undefined): { roots: string[]; programsDirs: string[] } {
   const roots = (root?.length ? root : defaultRoots()).map((r) => path.resolve(r));

@@ -9,6 +9,7 @@ import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { displayPath, formatDuration, painter, ProgressLine, warningLines } from '../output.js';
 import { runInPool } from '../test-pool/pool.js';
 import { collect } from '../options.js';
+import { defaultRoots } from '../default-roots.js';
 
 // `rules test [PATH...]`: run the companion *.test.yaml cases of modules, in parallel.
 
@@ -39,7 +40,7 @@ export function registerTest(program: Command): void {
     .command('test')
     .description('run the companion *.test.yaml cases of RuleSpec modules')
     .argument('[paths...]', 'module or test files, or folders to search (default: every root)')
-    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, uk-kingston-upon-thames/, …); repeatable (default: inferred from the paths, else the current directory)', collect)
+    .option('-r, --root <dir>', 'encoding root holding jurisdiction folders (us/, us-co/, uk-kingston-upon-thames/, …); repeatable (default: inferred from the paths; without paths ./rulespec, else the current folder if it holds jurisdiction folders, else the bundled encodings)', collect)
     .option('-f, --filter <text>', 'only cases whose name (or file path) contains this text')
     .option('--json', 'print one JSON object: {summary, results, warnings, stats}')
     .option('-w, --workers <n>', 'worker threads (default: one per core)', positiveInteger)
@@ -73,7 +74,7 @@ function inferRoot(p: string): string | undefined {
 
 function resolveRoots(paths: string[], options: TestOptions): string[] {
   const roots = options.root?.length ? options.root : [...new Set(paths.map(inferRoot).filter((r): r is string => !!r))];
-  const chosen = roots.length ? roots : [process.cwd()];
+  const chosen = roots.length ? roots : paths.length ? [process.cwd()] : defaultRoots();
   for (const root of chosen) {
     if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`root ${root} is not a folder`);
   }
@@ -140,6 +141,8 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
     options.workers,
   );
   progress.clear();
+  // an empty selection is a mistake in the command (a typo in CI must not pass)
+  if (options.filter !== undefined && !results.length) throw new UsageError(`--filter ${JSON.stringify(options.filter)} matches no case in the ${files.length} test files`);
   const summary = summarize(files.length, results);
   if (options.json) {
     const stats = { duration_ms: Math.round(performance.now() - started), peak_rss_bytes: process.resourceUsage().maxRSS * 1024 };
@@ -172,7 +175,7 @@ function printHuman(summary: TestSummary, results: CaseResult[], warnings: Layou
   out.push(...warningLines(warnings, paint));
   const broken = summary.failed + summary.errored;
   out.push(
-    paint('dim', `${summary.files} test files, ${summary.cases} cases in ${formatDuration(ms)}` + (summary.errored ? ` (${summary.failed} failed, ${summary.errored} could not run)` : '')),
+    paint('dim', `${summary.files} test files, ${summary.cases} cases in ${formatDuration(ms)}` + (summary.errored ? ` (of the ${broken} failed, ${summary.errored} could not run)` : '')),
   );
   out.push(`${summary.passed} passed, ${broken} failed`);
   process.stdout.write(out.join('\n') + '\n');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../paths.js';
+import { CLI, PROJECT } from '../paths.js';
 
 // `rules test` as a user runs it: a real process, real files, exit codes and output.
 
@@ -100,6 +100,29 @@ describe('rules test', () => {
     expect(res.exitCode).toBe(0);
   });
 
+  it('a --filter that matches no case is one line and exit 2, not a pass', async () => {
+    const root = tree({ 'us/statutes/demo/a.yaml': MODULE, 'us/statutes/demo/a.test.yaml': passing(20.5) });
+    const res = await run(['test', '--filter', 'no such case', '--root', root]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr.trim()).toBe('rules: --filter "no such case" matches no case in the 1 test files');
+    expect(res.stdout).toBe('');
+  });
+
+  it('without paths or --root in the project: the bundled encodings under rulespec/, all passing', async () => {
+    const res = await run(['test', '--json'], { cwd: PROJECT });
+    expect(res.exitCode, res.stderr).toBe(0);
+    const { summary, results } = JSON.parse(res.stdout);
+    expect(summary.cases).toBeGreaterThan(100);
+    expect(summary).toMatchObject({ failed: 0, errored: 0 });
+    expect(results.every((r: { file: string }) => r.file.startsWith('rulespec/'))).toBe(true);
+  });
+
+  it('outside any encodings, without paths or --root: the bundled encodings', async () => {
+    const res = await run(['test'], { cwd: mkdtempSync(path.join(tmpdir(), 'rules-cwd-')) });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stdout.trim().split('\n').at(-1)).toMatch(/^\d{3,} passed, 0 failed$/);
+  });
+
   it('a broken module errors with a located message while other files still test', async () => {
     const root = tree({
       'us/statutes/demo/a.yaml': MODULE,
@@ -113,6 +136,7 @@ describe('rules test', () => {
     expect(res.stdout).toContain('        formula: round(amount)');
     expect(res.stdout).toMatch(/\n\s+\| {18}\^/);
     expect(res.stdout.trim().split('\n').at(-1)).toBe('1 passed, 1 failed');
+    expect(res.stdout).toMatch(/2 cases in .* \(of the 1 failed, 1 could not run\)/);
   });
 
   it('infers the root from a path inside a jurisdiction folder', async () => {
