@@ -25,7 +25,16 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** A reader that stops early (`rules … | head`) closes the pipe: stop quietly, as Unix tools do. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe(process.stdout);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

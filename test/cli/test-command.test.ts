@@ -100,6 +100,13 @@ describe('rules test', () => {
     expect(res.exitCode).toBe(0);
   });
 
+  it('a reader that closes the pipe early (`| head`) ends the command quietly, no EPIPE trace', async () => {
+    const root = tree({ 'us/statutes/demo/a.yaml': MODULE, 'us/statutes/demo/a.test.yaml': Array.from({ length: 1500 }, (_, i) => passing(20.5).replace('doubles the amount', `case ${i}`)).join('') });
+    const res = await execa('bash', ['-c', `node ${CLI} test --json --root ${root} | head -c 10 >/dev/null; echo "exit \${PIPESTATUS[0]}"`], { reject: false });
+    expect(res.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(res.stdout.trim()).toBe('exit 0');
+  });
+
   it('a --filter that matches no case is one line and exit 2, not a pass', async () => {
     const root = tree({ 'us/statutes/demo/a.yaml': MODULE, 'us/statutes/demo/a.test.yaml': passing(20.5) });
     const res = await run(['test', '--filter', 'no such case', '--root', root]);
