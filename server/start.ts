@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -11,9 +11,11 @@ import { buildApp } from './app.js';
 import { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
-import { JobRunner } from './jobs.js';
+import { type JobQueue, JobRunner } from './jobs.js';
+import { RedisJobQueue } from './jobs-redis.js';
 import { Catalog, type RuntimeMode } from './runtime/catalog.js';
 import { MemoryStore } from './store/memory.js';
+import { RedisStore } from './store/redis.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 import { watchForReload } from './reload.js';
@@ -68,15 +70,21 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
   return { workspace, out };
 }
 
-export function openStore(config: ServerConfig): Store {
+export async function openStore(config: ServerConfig): Promise<Store> {
   if (config.store === 'memory') return new MemoryStore();
+  if (config.store === 'redis') return RedisStore.connect(config.redis.url, { prefix: config.redis.prefix });
   return SqliteStore.open(path.join(config.dataDir, 'rules.db'));
+}
+
+/** Jobs queue in Redis beside a Redis store (every instance runs them), else in this process. */
+function jobQueueFor(store: Store, config: ServerConfig): JobQueue {
+  return store.kind === 'redis' ? new RedisJobQueue(store, config.redis, config.jobConcurrency) : new JobRunner(store, config.jobConcurrency);
 }
 
 export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {
   const log = options.log ?? (() => undefined);
   mkdirSync(config.dataDir, { recursive: true });
-  const store = openStore(config);
+  const store = await openStore(config);
 
   const mode: RuntimeMode = config.runtime;
   let compilation: Compilation | undefined;
@@ -93,8 +101,8 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
 
   const keys = new KeyRegistry(config.apiKeys, store);
   await keys.refresh();
-  const jobs = new JobRunner(store, config.jobConcurrency);
-  const instanceId = `rules-${randomUUID().slice(0, 8)}`;
+  const jobs = jobQueueFor(store, config);
+  const instanceId = config.instanceId;
   const ctx: ServerContext = {
     config,
     store,

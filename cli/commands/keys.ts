@@ -47,7 +47,7 @@ async function withKeys<T>(flags: StoreFlags, mustExist: boolean, work: (store: 
   if (mustExist && !existsSync(file)) throw new UsageError(`no key store at ${file} (issue a key or start \`rules serve\` with this --data-dir first)`);
   let store: Store;
   try {
-    store = openStore(config);
+    store = await openStore(config);
   } catch (err) {
     if (err instanceof StoreUnavailableError) throw new UsageError(err.message);
     throw err;
