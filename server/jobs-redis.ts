@@ -4,8 +4,8 @@ import { Redis } from 'ioredis';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import type { ServerContext } from './context.js';
 import { failJob, finishJob, type JobQueue, newJob, runJobEntry } from './jobs.js';
-import { COMMAND_TIMEOUT_MS } from './store/redis.js';
-import { type JobRecord, type Store, StoreUnavailableError } from './store/store.js';
+import { COMMAND_TIMEOUT_MS, type RedisStore } from './store/redis.js';
+import { type JobRecord, StoreUnavailableError } from './store/store.js';
 
 // Jobs shared by every instance on one Redis (--store redis), queued with BullMQ: one BullMQ job
 // per calculation job. Any live instance takes it (at most RULES_JOB_CONCURRENCY at a time each),
@@ -50,14 +50,14 @@ export class RedisJobQueue implements JobQueue {
   private stopping = false;
   private readonly bullPrefix: string;
 
+  /** Queues in the Redis of `store`, under its prefix. */
   constructor(
-    private readonly store: Store,
-    private readonly redis: { url: string; prefix: string },
+    private readonly store: RedisStore,
     private readonly concurrency: number,
   ) {
-    this.bullPrefix = `${redis.prefix}bull`;
+    this.bullPrefix = `${store.prefix}bull`;
     // submissions fail fast while Redis is away, like every store operation
-    this.queueConnection = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS, retryStrategy: (times) => Math.min(times * 100, 1_000) });
+    this.queueConnection = new Redis(store.url, { maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS, retryStrategy: (times) => Math.min(times * 100, 1_000) });
     this.queueConnection.on('error', () => undefined);
     this.queue = new Queue(QUEUE, { connection: this.queueConnection, prefix: this.bullPrefix });
     this.queue.on('error', () => undefined);
@@ -83,7 +83,7 @@ export class RedisJobQueue implements JobQueue {
 
   async resume(): Promise<number> {
     // Blocking reads need a connection that waits for Redis rather than failing fast.
-    this.workerConnection = new Redis(this.redis.url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1_000) });
+    this.workerConnection = new Redis(this.store.url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1_000) });
     this.workerConnection.on('error', () => undefined);
     this.worker = new Worker(QUEUE, (job, token) => this.process(job, token), {
       connection: this.workerConnection,
@@ -96,6 +96,7 @@ export class RedisJobQueue implements JobQueue {
     });
     this.worker.on('error', () => this.ctx.analytics.storeError());
     this.worker.on('failed', (job, err) => void this.failed(job, err));
+    await quick(this.worker.waitUntilReady(), 'starting the job worker');
     // Jobs stored but never queued (Redis left between the two writes) are queued now.
     let queued = 0;
     for (const job of await this.store.unfinishedJobs()) {
@@ -133,6 +134,6 @@ export class RedisJobQueue implements JobQueue {
     // lets the entries running finish; their jobs go back to the queue for another instance
     await this.worker?.close();
     await this.queue.close().catch(() => undefined);
-    for (const connection of [this.queueConnection, this.workerConnection]) connection?.disconnect();
+    for (const connection of [this.queueConnection, this.workerConnection]) await connection?.quit().catch(() => connection.disconnect());
   }
 }

@@ -77,8 +77,8 @@ export async function openStore(config: ServerConfig): Promise<Store> {
 }
 
 /** Jobs queue in Redis beside a Redis store (every instance runs them), else in this process. */
-function jobQueueFor(store: Store, config: ServerConfig): JobQueue {
-  return store.kind === 'redis' ? new RedisJobQueue(store, config.redis, config.jobConcurrency) : new JobRunner(store, config.jobConcurrency);
+export function jobQueueFor(store: Store, config: ServerConfig): JobQueue {
+  return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency) : new JobRunner(store, config.jobConcurrency);
 }
 
 export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {

@@ -172,6 +172,7 @@ export class RedisStore implements Store {
     private readonly redis: Scripted,
     /** The Redis URL, password redacted. */
     readonly where: string,
+    /** The Redis URL as configured (with any password): for further connections, never for messages. */
     readonly url: string,
     readonly prefix: string,
   ) {}
