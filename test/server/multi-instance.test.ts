@@ -185,6 +185,25 @@ describe('two rules serve --store redis daemons on one Redis', () => {
     expect((await until(() => poll(a, submitted.body.data.job_id), finished, 20_000, 'a job after the outage')).body.data.status).toBe('succeeded');
   }, 60_000);
 
+  test('SIGTERM hands a running job to the other instance at once, without waiting for the lease', async () => {
+    const TOTAL = 50;
+    const submitted = await request(a, 'POST', '/v1/jobs/calculate', { key: KEY.calc, body: job(100, TOTAL) });
+    const id = submitted.body.data.job_id as string;
+    await until(() => poll(a, id), (r) => r.body.data.completed >= 1, 20_000, 'the job under way');
+    const holder = await raw.hget(`${PREFIX}bull:calculate:${id}`, 'pb');
+    const [leaving, staying] = holder === 'instance-a' ? [a, b] : [b, a];
+    expect(await leaving.stop('SIGTERM')).toBe(0);
+    const atStop = (await poll(staying, id)).body.data.completed as number;
+    expect(atStop).toBeLessThan(TOTAL);
+    // taken up at once (the leaving instance put it back in the queue), far within the 15 s lease
+    await until(() => poll(staying, id), (r) => r.body.data.completed > atStop, 5_000, 'the other instance taking the job up');
+    const done = await until(() => poll(staying, id), finished, 30_000, 'the job finished by the other instance');
+    expect(done.body.data).toMatchObject({ status: 'succeeded', completed: TOTAL });
+    // the instance comes back for the next test
+    if (leaving === a) a = await daemon('instance-a');
+    else b = await daemon('instance-b');
+  }, 90_000);
+
   test('a job is finished by the other instance when the one running it is killed', async () => {
     const TOTAL = 50;
     const submitted = await request(a, 'POST', '/v1/jobs/calculate', { key: KEY.calc, body: job(100, TOTAL) });
