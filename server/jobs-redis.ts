@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import type { ServerContext } from './context.js';
 import { failJob, finishJob, type JobQueue, newJob, runJobEntry } from './jobs.js';
-import { COMMAND_TIMEOUT_MS, type RedisStore } from './store/redis.js';
+import { COMMAND_TIMEOUT_MS, type RedisStore, reconnectDelay } from './store/redis.js';
 import { type JobRecord, StoreUnavailableError } from './store/store.js';
 
 // Jobs shared by every instance on one Redis (--store redis), queued with BullMQ: one BullMQ job
@@ -56,8 +56,10 @@ export class RedisJobQueue implements JobQueue {
     private readonly concurrency: number,
   ) {
     this.bullPrefix = `${store.prefix}bull`;
-    // submissions fail fast while Redis is away, like every store operation
-    this.queueConnection = new Redis(store.url, { maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS, retryStrategy: (times) => Math.min(times * 100, 1_000) });
+    // Submissions fail within the command timeout while Redis is away, like every store
+    // operation: a command waiting for the connection is dropped at the next failed reconnect.
+    // (The offline queue stays on: without it BullMQ's own start-up commands can be refused.)
+    this.queueConnection = new Redis(store.url, { maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay });
     this.queueConnection.on('error', () => undefined);
     this.queue = new Queue(QUEUE, { connection: this.queueConnection, prefix: this.bullPrefix });
     this.queue.on('error', () => undefined);
@@ -83,7 +85,7 @@ export class RedisJobQueue implements JobQueue {
 
   async resume(): Promise<number> {
     // Blocking reads need a connection that waits for Redis rather than failing fast.
-    this.workerConnection = new Redis(this.store.url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1_000) });
+    this.workerConnection = new Redis(this.store.url, { maxRetriesPerRequest: null, retryStrategy: reconnectDelay });
     this.workerConnection.on('error', () => undefined);
     this.worker = new Worker(QUEUE, (job, token) => this.process(job, token), {
       connection: this.workerConnection,

@@ -20,6 +20,8 @@ export const AUDIT_KEEP = 200;
 /** How long a command may take before it counts as a store failure. */
 export const COMMAND_TIMEOUT_MS = 2_000;
 const CONNECT_TIMEOUT_MS = 3_000;
+/** Reconnect for ever, at most a second apart, so a daemon recovers as soon as Redis returns. */
+export const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 1_000);
 /** Channel on which key changes are announced to every instance. */
 const KEYS_CHANGED = 'keys:changed';
 
@@ -188,8 +190,7 @@ export class RedisStore implements Store {
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS,
       connectTimeout: CONNECT_TIMEOUT_MS,
-      // Reconnect for ever, at most a second apart, so the daemon recovers when Redis returns.
-      retryStrategy: (times) => Math.min(times * 100, 1_000),
+      retryStrategy: reconnectDelay,
     });
     // Errors surface through the commands that fail; the event would otherwise be unhandled.
     redis.on('error', () => undefined);
