@@ -22,6 +22,7 @@ const KEY = {
 };
 const PREFIX = 'multi:';
 const LIMIT = 4;
+const TRIAL_CLIENT_CAP = 3;
 
 let redis: RedisServer;
 let raw: Redis;
@@ -39,7 +40,7 @@ const daemon = (instance: string) =>
       { id: 'limited', key: KEY.limited, scopes: ['rules:read'], rate_limit: { requests: LIMIT, window_seconds: 86_400 } },
       { id: 'calc', key: KEY.calc, scopes: ['calculate:run', 'rules:read'], rate_limit: { requests: 1_000_000, window_seconds: 60 } },
     ],
-    env: { RULES_REDIS_URL: redis.url, RULES_REDIS_PREFIX: PREFIX, RULES_INSTANCE_ID: instance, RULES_CALCULATE_TIMEOUT_MS: '2000', RULES_JOB_CONCURRENCY: '1' },
+    env: { RULES_REDIS_URL: redis.url, RULES_REDIS_PREFIX: PREFIX, RULES_INSTANCE_ID: instance, RULES_CALCULATE_TIMEOUT_MS: '2000', RULES_JOB_CONCURRENCY: '1', RULES_TRIAL_CLIENT_DAILY_CAP: String(TRIAL_CLIENT_CAP) },
   });
 
 beforeAll(async () => {
@@ -77,6 +78,25 @@ describe('two rules serve --store redis daemons on one Redis', () => {
     const statuses: number[] = [];
     for (let i = 0; i < LIMIT + 2; i++) statuses.push((await request(i % 2 ? b : a, 'GET', '/v1/programs', { key: KEY.limited })).status);
     expect(statuses).toEqual([...Array(LIMIT).fill(200), 429, 429]);
+  });
+
+  test("share a client's daily trial-key cap, and a trial key's lifetime quota", async () => {
+    const statuses: number[] = [];
+    const minted: { key: string; key_id: string }[] = [];
+    for (let i = 0; i < TRIAL_CLIENT_CAP + 1; i++) {
+      const res = await request(i % 2 ? b : a, 'POST', '/v1/keys/trial');
+      statuses.push(res.status);
+      if (res.status === 201) minted.push(res.body.data);
+    }
+    expect(statuses).toEqual([...Array(TRIAL_CLIENT_CAP).fill(201), 429]);
+    // the compute units a trial key spends add up in one lifetime total, whichever instance serves it
+    const trial = minted[0]!;
+    const spent = async () => Number((await raw.hget(`${PREFIX}cu`, trial.key_id)) ?? 0);
+    expect((await request(a, 'GET', '/v1/programs', { key: trial.key })).status).toBe(200);
+    const one = await spent();
+    expect(one).toBeGreaterThan(0);
+    expect((await request(b, 'GET', '/v1/programs', { key: trial.key })).status).toBe(200);
+    expect(await spent()).toBe(2 * one);
   });
 
   test('share the failed-auth throttle', async () => {
