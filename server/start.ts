@@ -117,6 +117,12 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
   jobs.attach(ctx);
 
   const app = buildApp(ctx, { logger: options.logger });
+  if (store instanceof RedisStore) {
+    const where = `Redis store ${store.where}`;
+    store.watchConnection((up, reason) =>
+      up ? app.log.warn(`${where} is reachable again`) : app.log.error(`${where} is unreachable (${reason}): requests that need it answer 503 store_unavailable until it returns; reconnecting`),
+    );
+  }
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -261,6 +261,24 @@ export class RedisStore implements Store {
     this.subscriber.on('ready', listener);
   }
 
+  /** Call `listener` once when the connection to Redis is lost (with why) and once when it is back. */
+  watchConnection(listener: (up: boolean, reason: string) => void): void {
+    let up = true;
+    let lastError = '';
+    this.redis.on('error', (error: Error) => (lastError = error.message));
+    this.redis.on('close', () => {
+      if (!up || this.closed) return;
+      up = false;
+      listener(false, lastError || 'the connection closed');
+    });
+    this.redis.on('ready', () => {
+      if (up) return;
+      up = true;
+      lastError = '';
+      listener(true, '');
+    });
+  }
+
   private announceKeys(r: Scripted): Promise<unknown> {
     return r.publish(this.k(KEYS_CHANGED), '1');
   }

@@ -198,6 +198,8 @@ describe('two rules serve --store redis daemons on one Redis', () => {
       expect(x.ms).toBeLessThan(5_000);
     }
     expect(answers.at(-1)!.status).toBe(200);
+    // the operator sees the outage and the recovery in the logs
+    for (const on of [a, b]) expect(on.output()).toMatch(/Redis store redis:\/\/127\.0\.0\.1:\d+\/? is unreachable \(.+\): requests that need it answer 503 store_unavailable[^]*Redis store .* is reachable again/);
     // the keys issued before the outage survived it (append-only file), and jobs run again
     expect((await request(b, 'GET', '/v1/admin/keys', { key: KEY.admin })).body.data.keys.map((k: { id: string }) => k.id)).toContain('partner');
     const submitted = await request(b, 'POST', '/v1/jobs/calculate', { key: KEY.calc, body: job(1, 2) });
