@@ -30,8 +30,8 @@ export interface ServerConfig {
   roots: string[];
   runtime: 'compiled' | 'fixture';
   store: 'sqlite' | 'memory' | 'redis';
-  /** The shared store with --store redis: where it is and the key prefix of this deployment. */
-  redis: { url: string; prefix: string };
+  /** With --store redis: where the shared store is and the key prefix of this deployment. */
+  redis: { url: string; prefix: string } | null;
   /** Names this instance in global analytics (and in the job queue). */
   instanceId: string;
   watch: boolean;
@@ -134,6 +134,7 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
   const dataDir = path.resolve(flags.dataDir ?? env.RULES_DATA_DIR ?? '.rules');
   const compiled = flags.compiled ?? env.RULES_COMPILED ?? null;
   const rootList = flags.root?.length ? flags.root : env.RULES_ROOT ? env.RULES_ROOT.split(path.delimiter).filter(Boolean) : [];
+  const store = oneOf('--store / RULES_STORE', flags.store ?? env.RULES_STORE, ['sqlite', 'memory', 'redis'] as const, 'sqlite');
   return {
     host: flags.host ?? env.RULES_HOST ?? '127.0.0.1',
     port: (flags.port ?? env.RULES_PORT) === undefined ? 8080 : port(flags.port ?? env.RULES_PORT),
@@ -141,8 +142,8 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     compiled: compiled ? path.resolve(compiled) : null,
     roots: rootList.map((r) => path.resolve(r)),
     runtime: oneOf('--runtime / RULES_RUNTIME', flags.runtime ?? env.RULES_RUNTIME, ['compiled', 'fixture'] as const, 'compiled'),
-    store: oneOf('--store / RULES_STORE', flags.store ?? env.RULES_STORE, ['sqlite', 'memory', 'redis'] as const, 'sqlite'),
-    redis: { url: redisUrl(env.RULES_REDIS_URL), prefix: redisPrefix(env.RULES_REDIS_PREFIX) },
+    store,
+    redis: store === 'redis' ? { url: redisUrl(env.RULES_REDIS_URL), prefix: redisPrefix(env.RULES_REDIS_PREFIX) } : null,
     instanceId: instanceId(env.RULES_INSTANCE_ID),
     watch: flags.watch ?? flagOn(env.RULES_WATCH),
     environment: oneOf('RULES_ENVIRONMENT', env.RULES_ENVIRONMENT, ENVIRONMENTS, 'local'),
@@ -165,6 +166,11 @@ function port(raw: string | undefined): number {
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** Settings given in the environment that the chosen store does not use (to be reported). */
+export function ignoredSettings(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+  return config.store === 'redis' ? [] : ['RULES_REDIS_URL', 'RULES_REDIS_PREFIX'].filter((name) => env[name] !== undefined && env[name] !== '');
+}
 
 function redisUrl(raw: string | undefined): string {
   if (raw === undefined || raw === '') return DEFAULT_REDIS_URL;

@@ -1,4 +1,4 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
@@ -133,9 +133,24 @@ export class RedisJobQueue implements JobQueue {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    // lets the entries running finish; their jobs go back to the queue for another instance
-    await this.worker?.close();
-    await this.queue.close().catch(() => undefined);
-    for (const connection of [this.queueConnection, this.workerConnection]) await connection?.quit().catch(() => connection.disconnect());
+    // Lets the entries running finish; their jobs go back to the queue for another instance.
+    // With Redis away BullMQ cannot close gracefully (it would wait for Redis for ever), so it
+    // closes at once: a job it held is taken up elsewhere when its lease ends.
+    const reachable = await this.store.ping().then(
+      () => true,
+      () => false,
+    );
+    const grace = this.ctx.config.calculateTimeoutMs + COMMAND_TIMEOUT_MS;
+    const closed = await Promise.race([
+      Promise.all([this.worker?.close(!reachable), this.queue.close()]).then(
+        () => true,
+        () => false,
+      ),
+      delay(grace, false, { ref: false }),
+    ]);
+    for (const connection of [this.queueConnection, this.workerConnection]) {
+      if (closed) await connection?.quit().catch(() => connection.disconnect());
+      else connection?.disconnect();
+    }
   }
 }

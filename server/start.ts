@@ -72,7 +72,7 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
 
 export async function openStore(config: ServerConfig): Promise<Store> {
   if (config.store === 'memory') return new MemoryStore();
-  if (config.store === 'redis') return RedisStore.connect(config.redis.url, { prefix: config.redis.prefix });
+  if (config.redis) return RedisStore.connect(config.redis.url, { prefix: config.redis.prefix });
   return SqliteStore.open(path.join(config.dataDir, 'rules.db'));
 }
 
