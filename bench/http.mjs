@@ -52,6 +52,13 @@ async function startDaemon(serveArgs, env = {}) {
   return { url, daemon };
 }
 
+/** SIGTERM, and wait until the daemon has stopped (before its Redis goes). */
+function stop(daemon) {
+  const exited = new Promise((resolve) => daemon.once('exit', resolve));
+  daemon.kill('SIGTERM');
+  return exited;
+}
+
 /** A redis-server on a free port in a temporary folder, with the append-only file fsynced as `fsync` says. */
 async function startRedis(fsync) {
   const port = await new Promise((resolve) => {
@@ -99,7 +106,7 @@ if (compareStores) {
           print(`[${store}] `, row);
         }
       } finally {
-        daemon.kill('SIGTERM');
+        await stop(daemon);
       }
     }
   } finally {
@@ -143,7 +150,7 @@ for (const s of scenarios) {
   results.push(row);
   print('', row);
 }
-daemon.kill('SIGTERM');
+await stop(daemon);
 for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 
 const health = results[0].requests_per_s;

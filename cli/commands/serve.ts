@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
+import { ConfigError, ignoredSettings, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
 import { type Daemon, startDaemon } from '../../server/start.js';
 import { redactUrl } from '../../server/store/redis.js';
 import { SchemaVersionError } from '../../server/store/sqlite.js';
@@ -51,6 +51,7 @@ redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment,
       }
       checkFolders(config);
       const say = (m: string) => process.stderr.write(`rules serve: ${m}\n`);
+      for (const name of ignoredSettings(config)) say(`warning: ${name} is set but the store is ${config.store}, not redis: ignored`);
       let daemon: Daemon;
       try {
         daemon = await startDaemon(config, { logger: loggerOptions(config), log: say });
@@ -81,7 +82,7 @@ redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment,
 /** Where the store lives, for the start-up banner (never a Redis password). */
 function storeBanner(config: ServerConfig): string {
   if (config.store === 'sqlite') return `sqlite (${config.dataDir}/rules.db)`;
-  if (config.store === 'redis') return `redis (${redactUrl(config.redis.url)}, prefix ${config.redis.prefix})`;
+  if (config.redis) return `redis (${redactUrl(config.redis.url)}, prefix ${config.redis.prefix})`;
   return 'memory (not durable)';
 }
 
