@@ -1,8 +1,13 @@
 // npm run bench:http — a real daemon on loopback under autocannon, in one run:
 // GET /v1/health, POST /v1/search, POST /v1/calculate (a bundled state SNAP sample) and a
 // 25-entry batch. Records requests/s and p50/p99 latency in bench/results/http.json.
+// npm run bench:http -- --store redis — calculate and an authenticated read (GET /v1/programs)
+// on a SQLite daemon, then on Redis daemons (redis-servers started here on free ports, the
+// append-only file fsynced every second, then on every write), in one run:
+// bench/results/http-stores.json.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,25 +16,126 @@ import autocannon from 'autocannon';
 const project = fileURLToPath(new URL('..', import.meta.url));
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const key = 'bench-key-0123456789abcdef0123456789';
-const data = mkdtempSync(path.join(tmpdir(), 'rules-bench-http-'));
+const args = process.argv.slice(2);
+const compareStores = args[0] === '--store' && args[1] === 'redis';
+if (args.length && !compareStores) {
+  console.error('usage: node bench/http.mjs [--store redis]');
+  process.exit(2);
+}
+const temporary = [];
+const tempDir = (label) => {
+  const dir = mkdtempSync(path.join(tmpdir(), `rules-bench-${label}-`));
+  temporary.push(dir);
+  return dir;
+};
 
-const daemon = spawn(process.execPath, [`${project}bin/rules.js`, 'serve', '--port', '0', '--store', 'memory', '--data-dir', data], {
-  env: { ...process.env, RULES_LOG_LEVEL: 'warn', RULES_API_KEYS: JSON.stringify([{ id: 'bench', key, scopes: ['*'], rate_limit: { requests: 100000000, window_seconds: 60 } }]) },
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
-const url = await new Promise((resolve, reject) => {
-  let err = '';
-  daemon.stderr.on('data', (chunk) => {
-    err += chunk;
-    const m = /listening on (http:\/\/\S+)/.exec(err);
-    if (m) resolve(m[1]);
+/** The output of `child` until `pattern` matches it (its first group), or the exit. */
+function waitFor(child, stream, pattern, what) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    stream.on('data', (chunk) => {
+      out += chunk;
+      const m = pattern.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`${what} exited ${code}: ${out}`)));
   });
-  daemon.once('exit', (code) => reject(new Error(`daemon exited ${code}: ${err}`)));
-});
+}
+
+/** `rules serve` with these extra arguments and environment; resolves to {url, daemon}. */
+async function startDaemon(serveArgs, env = {}) {
+  const daemon = spawn(process.execPath, [`${project}bin/rules.js`, 'serve', '--port', '0', '--data-dir', tempDir('http'), ...serveArgs], {
+    env: { ...process.env, RULES_LOG_LEVEL: 'warn', RULES_API_KEYS: JSON.stringify([{ id: 'bench', key, scopes: ['*'], rate_limit: { requests: 100000000, window_seconds: 60 } }]), ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await waitFor(daemon, daemon.stderr, /listening on (http:\/\/\S+)/, 'rules serve');
+  return { url, daemon };
+}
+
+/** SIGTERM, and wait until the daemon has stopped (before its Redis goes). */
+function stop(daemon) {
+  const exited = new Promise((resolve) => daemon.once('exit', resolve));
+  daemon.kill('SIGTERM');
+  return exited;
+}
+
+/** A redis-server on a free port in a temporary folder, with the append-only file fsynced as `fsync` says. */
+async function startRedis(fsync) {
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', fsync, '--dir', tempDir('redis')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await waitFor(server, server.stdout, /(Ready to accept connections)/, 'redis-server');
+  return { url: `redis://127.0.0.1:${port}`, server };
+}
 
 const headers = { 'x-api-key': key, 'content-type': 'application/json' };
-const caps = await (await fetch(`${url}/v1/capabilities`, { headers })).json();
-const sample = caps.data.runtime.sample_requests.find((s) => s.jurisdiction === 'us-co')?.sample_request ?? caps.data.runtime.sample_requests[0].sample_request;
+
+async function measure(url, s) {
+  const r = await autocannon({ url: `${url}${s.path}`, method: s.method, headers, body: s.body ? JSON.stringify(s.body) : undefined, connections: 10, duration });
+  return { scenario: s.name, requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, non_2xx: r.non2xx, errors: r.errors };
+}
+
+const print = (prefix, row) => console.log(`${prefix}${row.scenario}: ${row.requests_per_s} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms${row.non_2xx ? `, ${row.non_2xx} non-2xx` : ''}`);
+const machine = { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
+mkdirSync(`${project}bench/results`, { recursive: true });
+
+if (compareStores) {
+  const servers = [];
+  const runs = [];
+  try {
+    const daemons = [['sqlite', [], {}]];
+    for (const fsync of ['everysec', 'always']) {
+      const redis = await startRedis(fsync);
+      servers.push(redis.server);
+      daemons.push([`redis (appendfsync ${fsync})`, ['--store', 'redis'], { RULES_REDIS_URL: redis.url, RULES_REDIS_PREFIX: 'bench:' }]);
+    }
+    for (const [store, serveArgs, env] of daemons) {
+      const { url, daemon } = await startDaemon(serveArgs.length ? serveArgs : ['--store', store], env);
+      try {
+        const sample = await calculateSample(url);
+        for (const s of [
+          { name: 'GET /v1/programs (authenticated read)', method: 'GET', path: '/v1/programs' },
+          { name: `POST /v1/calculate (${sample.jurisdiction}/${sample.program_id} sample)`, method: 'POST', path: '/v1/calculate', body: sample },
+        ]) {
+          const row = { store, ...(await measure(url, s)) };
+          runs.push(row);
+          print(`[${store}] `, row);
+        }
+      } finally {
+        await stop(daemon);
+      }
+    }
+  } finally {
+    for (const server of servers) server.kill('SIGKILL');
+    for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  }
+  const sqlite = (scenario) => runs.find((r) => r.store === 'sqlite' && r.scenario === scenario).requests_per_s;
+  const report = {
+    benchmark: 'http-stores',
+    recorded_at: new Date().toISOString(),
+    machine,
+    load: { tool: 'autocannon', connections: 10, duration_s: duration, daemon: 'rules serve --store sqlite (synchronous=FULL), then rules serve --store redis on a redis-server with appendfsync everysec, then always (one process each, on this machine)' },
+    results: runs,
+    to_sqlite: runs.filter((r) => r.store !== 'sqlite').map((r) => ({ store: r.store, scenario: r.scenario, ratio: +(r.requests_per_s / sqlite(r.scenario)).toFixed(2) })),
+  };
+  writeFileSync(`${project}bench/results/http-stores.json`, JSON.stringify(report, null, 2) + '\n');
+  for (const r of report.to_sqlite) console.log(`${r.store} / sqlite, ${r.scenario}: ${r.ratio}`);
+  console.log('→ bench/results/http-stores.json');
+  process.exit(0);
+}
+
+/** The co-snap sample request the daemon advertises (else its first). */
+async function calculateSample(url) {
+  const caps = await (await fetch(`${url}/v1/capabilities`, { headers })).json();
+  return caps.data.runtime.sample_requests.find((s) => s.jurisdiction === 'us-co')?.sample_request ?? caps.data.runtime.sample_requests[0].sample_request;
+}
+
+const { url, daemon } = await startDaemon(['--store', 'memory']);
+const sample = await calculateSample(url);
 
 const scenarios = [
   { name: 'GET /v1/health', method: 'GET', path: '/v1/health' },
@@ -40,24 +146,22 @@ const scenarios = [
 
 const results = [];
 for (const s of scenarios) {
-  const r = await autocannon({ url: `${url}${s.path}`, method: s.method, headers, body: s.body ? JSON.stringify(s.body) : undefined, connections: 10, duration });
-  const row = { scenario: s.name, requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, non_2xx: r.non2xx, errors: r.errors };
+  const row = await measure(url, s);
   results.push(row);
-  console.log(`${s.name}: ${row.requests_per_s} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms${row.non_2xx ? `, ${row.non_2xx} non-2xx` : ''}`);
+  print('', row);
 }
-daemon.kill('SIGTERM');
-rmSync(data, { recursive: true, force: true });
+await stop(daemon);
+for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 
 const health = results[0].requests_per_s;
 const calc = results[2].requests_per_s;
 const report = {
   benchmark: 'http',
   recorded_at: new Date().toISOString(),
-  machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+  machine,
   load: { tool: 'autocannon', connections: 10, duration_s: duration, daemon: 'rules serve --store memory (one process)' },
   results,
   calculate_to_health_ratio: +(calc / health).toFixed(2),
 };
-mkdirSync(`${project}bench/results`, { recursive: true });
 writeFileSync(`${project}bench/results/http.json`, JSON.stringify(report, null, 2) + '\n');
 console.log(`calculate / health throughput: ${report.calculate_to_health_ratio} (target ≥ 0.5) → bench/results/http.json`);

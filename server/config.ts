@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Environment } from './envelope.js';
 
@@ -7,7 +8,7 @@ import type { Environment } from './envelope.js';
 //   --log-level RULES_LOG_LEVEL
 // Other settings: RULES_LOG_FORMAT, RULES_ENVIRONMENT, RULES_API_KEYS (raw keys of 32+ characters), RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
 // RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP,
-// RULES_SHUTDOWN_GRACE_MS.
+// RULES_SHUTDOWN_GRACE_MS, RULES_REDIS_URL, RULES_REDIS_PREFIX (with --store redis), RULES_INSTANCE_ID.
 
 export class ConfigError extends Error {}
 
@@ -28,7 +29,11 @@ export interface ServerConfig {
   compiled: string | null;
   roots: string[];
   runtime: 'compiled' | 'fixture';
-  store: 'sqlite' | 'memory';
+  store: 'sqlite' | 'memory' | 'redis';
+  /** With --store redis: where the shared store is and the key prefix of this deployment. */
+  redis: { url: string; prefix: string } | null;
+  /** Names this instance in global analytics (and in the job queue). */
+  instanceId: string;
   watch: boolean;
   environment: Environment;
   apiKeys: EnvironmentKey[];
@@ -131,6 +136,7 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
   const dataDir = path.resolve(flags.dataDir ?? env.RULES_DATA_DIR ?? '.rules');
   const compiled = flags.compiled ?? env.RULES_COMPILED ?? null;
   const rootList = flags.root?.length ? flags.root : env.RULES_ROOT ? env.RULES_ROOT.split(path.delimiter).filter(Boolean) : [];
+  const store = oneOf('--store / RULES_STORE', flags.store ?? env.RULES_STORE, ['sqlite', 'memory', 'redis'] as const, 'sqlite');
   return {
     host: flags.host ?? env.RULES_HOST ?? '127.0.0.1',
     port: (flags.port ?? env.RULES_PORT) === undefined ? 8080 : port(flags.port ?? env.RULES_PORT),
@@ -138,7 +144,9 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     compiled: compiled ? path.resolve(compiled) : null,
     roots: rootList.map((r) => path.resolve(r)),
     runtime: oneOf('--runtime / RULES_RUNTIME', flags.runtime ?? env.RULES_RUNTIME, ['compiled', 'fixture'] as const, 'compiled'),
-    store: oneOf('--store / RULES_STORE', flags.store ?? env.RULES_STORE, ['sqlite', 'memory'] as const, 'sqlite'),
+    store,
+    redis: store === 'redis' ? { url: redisUrl(env.RULES_REDIS_URL), prefix: redisPrefix(env.RULES_REDIS_PREFIX) } : null,
+    instanceId: instanceId(env.RULES_INSTANCE_ID),
     watch: flags.watch ?? flagOn(env.RULES_WATCH),
     environment: oneOf('RULES_ENVIRONMENT', env.RULES_ENVIRONMENT, ENVIRONMENTS, 'local'),
     apiKeys: parseApiKeys(env.RULES_API_KEYS),
@@ -158,4 +166,35 @@ function port(raw: string | undefined): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`--port / RULES_PORT must be a port number (0-65535), got ${JSON.stringify(raw)}`);
   return n;
+}
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** Settings given in the environment that the chosen store does not use (to be reported). */
+export function ignoredSettings(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+  return config.store === 'redis' ? [] : ['RULES_REDIS_URL', 'RULES_REDIS_PREFIX'].filter((name) => env[name] !== undefined && env[name] !== '');
+}
+
+function redisUrl(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return DEFAULT_REDIS_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('RULES_REDIS_URL must be a URL such as redis://[user:password@]host:6379[/db] or rediss://… (TLS)');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`RULES_REDIS_URL must start with redis:// or rediss:// (TLS), got ${url.protocol}//`);
+  return raw;
+}
+
+function redisPrefix(raw: string | undefined): string {
+  if (raw === undefined) return 'rules:';
+  if (!/^[\x21-\x7e]{1,64}$/.test(raw)) throw new ConfigError(`RULES_REDIS_PREFIX must be 1-64 visible ASCII characters (e.g. rules:), got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+function instanceId(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return `${hostname()}-${process.pid}`;
+  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(raw)) throw new ConfigError(`RULES_INSTANCE_ID must be 1-100 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-', got ${JSON.stringify(raw)}`);
+  return raw;
 }

@@ -2,7 +2,7 @@ import type { SourceTree } from '../compiler/2-resolve/source-tree.js';
 import type { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { Analytics } from './analytics.js';
-import type { JobRunner } from './jobs.js';
+import type { JobQueue } from './jobs.js';
 import type { Catalog } from './runtime/catalog.js';
 import type { Store } from './store/store.js';
 
@@ -16,7 +16,7 @@ export interface ServerContext {
   catalog(): Catalog;
   /** The live encoding tree for graphs composed on demand; null when none is configured. */
   tree(): SourceTree | null;
-  jobs: JobRunner;
+  jobs: JobQueue;
   analytics: Analytics;
   instanceId: string;
   startedAt: Date;

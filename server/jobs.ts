@@ -8,13 +8,62 @@ import type { JobRecord, Store } from './store/store.js';
 // written to the store at once, so `completed` grows as entries finish and a restart loses
 // nothing acknowledged: unfinished jobs are resumed (entries without a result run again).
 // Shutdown lets the entries already running finish, then stops; the rest resume next start.
+// JobRunner queues entries in this process (SQLite and memory stores); with the shared Redis
+// store, jobs-redis.ts queues them in Redis for every instance (jobQueueFor picks one).
+
+/** Where submitted jobs wait and run. */
+export interface JobQueue {
+  attach(ctx: ServerContext): void;
+  submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord>;
+  /** Start running jobs, picking up those a previous process left unfinished; how many it took up. */
+  resume(): Promise<number>;
+  /** Stop starting entries; resolves when the ones running have finished. */
+  stop(): Promise<void>;
+}
+
+/** A new pending job with no results yet. */
+export function newJob(requests: CalculateRequest[], apiKeyId: string | null): JobRecord {
+  return {
+    id: `job_${randomUUID().replace(/-/g, '')}`,
+    status: 'pending',
+    created_at: new Date().toISOString(),
+    total: requests.length,
+    completed: 0,
+    api_key_id: apiKeyId,
+    requests,
+    results: requests.map(() => null),
+  };
+}
+
+/** Run entry `index` of `job` and store its result (marking a pending job running first). */
+export async function runJobEntry(ctx: ServerContext, job: JobRecord, index: number): Promise<void> {
+  if (job.status === 'pending') {
+    await ctx.store.updateJob(job.id, { status: 'running', started_at: new Date().toISOString() });
+    job.status = 'running';
+  }
+  const result = runEntry(ctx.catalog(), job.requests[index]!, ctx.config.calculateTimeoutMs);
+  await ctx.store.updateJob(job.id, {}, { index, result });
+}
+
+/** Mark the job succeeded once every entry has a result. */
+export async function finishJob(store: Store, jobId: string): Promise<void> {
+  const job = await store.job(jobId);
+  if (job && job.results.every((r) => r !== null) && job.status !== 'succeeded') {
+    await store.updateJob(jobId, { status: 'succeeded', finished_at: new Date().toISOString(), ...(job.started_at ? {} : { started_at: new Date().toISOString() }) });
+  }
+}
+
+/** Record that a job cannot go on. */
+export function failJob(store: Store, jobId: string, err: unknown): Promise<void> {
+  return store.updateJob(jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` }).catch(() => undefined);
+}
 
 interface Task {
   jobId: string;
   index: number;
 }
 
-export class JobRunner {
+export class JobRunner implements JobQueue {
   private readonly queue: Task[] = [];
   private running = 0;
   private stopping = false;
@@ -31,16 +80,7 @@ export class JobRunner {
   }
 
   async submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord> {
-    const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`,
-      status: 'pending',
-      created_at: new Date().toISOString(),
-      total: requests.length,
-      completed: 0,
-      api_key_id: apiKeyId,
-      requests,
-      results: requests.map(() => null),
-    };
+    const job = newJob(requests, apiKeyId);
     await this.store.createJob(job);
     this.enqueue(job);
     return job;
@@ -55,7 +95,7 @@ export class JobRunner {
 
   private enqueue(job: JobRecord): void {
     job.results.forEach((r, index) => r === null && this.queue.push({ jobId: job.id, index }));
-    if (job.results.every((r) => r !== null)) void this.finish(job.id);
+    if (job.results.every((r) => r !== null)) void finishJob(this.store, job.id).catch(() => undefined);
     this.pump();
   }
 
@@ -78,21 +118,10 @@ export class JobRunner {
     try {
       const job = await this.store.job(task.jobId);
       if (!job || job.results[task.index] !== null) return;
-      if (job.status === 'pending') await this.store.updateJob(job.id, { status: 'running', started_at: new Date().toISOString() });
-      const result = runEntry(this.ctx.catalog(), job.requests[task.index], this.ctx.config.calculateTimeoutMs);
-      await this.store.updateJob(job.id, {}, { index: task.index, result });
-      await this.finish(job.id);
+      await runJobEntry(this.ctx, job, task.index);
+      await finishJob(this.store, job.id);
     } catch (err) {
-      await this.store
-        .updateJob(task.jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` })
-        .catch(() => undefined);
-    }
-  }
-
-  private async finish(jobId: string): Promise<void> {
-    const job = await this.store.job(jobId);
-    if (job && job.results.every((r) => r !== null) && job.status !== 'succeeded') {
-      await this.store.updateJob(jobId, { status: 'succeeded', finished_at: new Date().toISOString(), ...(job.started_at ? {} : { started_at: new Date().toISOString() }) });
+      await failJob(this.store, task.jobId, err);
     }
   }
 

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -12,9 +12,11 @@ import { buildApp } from './app.js';
 import { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
-import { JobRunner } from './jobs.js';
+import { type JobQueue, JobRunner } from './jobs.js';
+import { RedisJobQueue } from './jobs-redis.js';
 import { Catalog, type RuntimeMode } from './runtime/catalog.js';
 import { MemoryStore } from './store/memory.js';
+import { RedisStore } from './store/redis.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 import { watchForReload } from './reload.js';
@@ -74,15 +76,21 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
   return { workspace, out };
 }
 
-export function openStore(config: ServerConfig): Store {
+export async function openStore(config: ServerConfig): Promise<Store> {
   if (config.store === 'memory') return new MemoryStore();
+  if (config.redis) return RedisStore.connect(config.redis.url, { prefix: config.redis.prefix });
   return SqliteStore.open(path.join(config.dataDir, 'rules.db'));
+}
+
+/** Jobs queue in Redis beside a Redis store (every instance runs them), else in this process. */
+export function jobQueueFor(store: Store, config: ServerConfig): JobQueue {
+  return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency) : new JobRunner(store, config.jobConcurrency);
 }
 
 export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {
   const log = options.log ?? (() => undefined);
   mkdirSync(config.dataDir, { recursive: true });
-  const store = openStore(config);
+  const store = await openStore(config);
 
   const mode: RuntimeMode = config.runtime;
   let compilation: Compilation | undefined;
@@ -99,8 +107,8 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
 
   const keys = new KeyRegistry(config.apiKeys, store);
   await keys.refresh();
-  const jobs = new JobRunner(store, config.jobConcurrency);
-  const instanceId = `rules-${randomUUID().slice(0, 8)}`;
+  const jobs = jobQueueFor(store, config);
+  const instanceId = config.instanceId;
   const ctx: ServerContext = {
     config,
     store,
@@ -115,6 +123,12 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
   jobs.attach(ctx);
 
   const app = buildApp(ctx, { logger: options.logger });
+  if (store instanceof RedisStore) {
+    const where = `Redis store ${store.where}`;
+    store.watchConnection((up, reason) =>
+      up ? app.log.warn(`${where} is reachable again`) : app.log.error(`${where} is unreachable (${reason}): requests that need it answer 503 store_unavailable until it returns; reconnecting`),
+    );
+  }
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -78,3 +78,20 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     },
   };
 }
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** One HTTP request to a served daemon, with `key` as x-api-key and `body` as JSON. */
+export async function request(served: Served, method: string, url: string, options: { key?: string; body?: unknown } = {}): Promise<Answer> {
+  const res = await fetch(`${served.url}${url}`, {
+    method,
+    headers: { ...(options.key ? { 'x-api-key': options.key } : {}), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}

@@ -36,18 +36,20 @@ interface IssueFlags extends StoreFlags {
 async function withKeys<T>(flags: StoreFlags, mustExist: boolean, work: (store: Store, registry: KeyRegistry) => Promise<T>): Promise<T | undefined> {
   let config;
   try {
-    config = { ...loadConfig({ dataDir: flags.dataDir }), store: 'sqlite' as const };
+    config = loadConfig({ dataDir: flags.dataDir });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
+  if (config.store === 'redis') throw new UsageError('rules keys manages the SQLite store of a data dir, and RULES_STORE is redis: issue and revoke keys on a running daemon with POST /v1/admin/keys (an operator key in RULES_API_KEYS to start)');
+  config = { ...config, store: 'sqlite' as const };
   const file = path.join(config.dataDir, 'rules.db');
   if (!mustExist) ensureWritableFolder(config.dataDir, '--data-dir');
   else if (existsSync(config.dataDir)) requireFolder(config.dataDir, '--data-dir');
   if (mustExist && !existsSync(file)) throw new UsageError(`no key store at ${file} (issue a key or start \`rules serve\` with this --data-dir first)`);
   let store: Store;
   try {
-    store = openStore(config);
+    store = await openStore(config);
   } catch (err) {
     if (err instanceof StoreUnavailableError) throw new UsageError(err.message);
     throw err;

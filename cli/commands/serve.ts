@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
+import { ConfigError, ignoredSettings, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
 import { type Daemon, startDaemon } from '../../server/start.js';
+import { redactUrl } from '../../server/store/redis.js';
 import { SchemaVersionError } from '../../server/store/sqlite.js';
 import { StoreUnavailableError } from '../../server/store/store.js';
 import { UsageError } from '../exit-codes.js';
@@ -22,7 +23,7 @@ export function registerServe(program: Command): void {
     .option('--compiled <dir>', 'serve this compiled output instead of compiling (RULES_COMPILED)', undefined)
     .option('--root <dir>', 'encoding root to compile and compose graphs from; repeatable (RULES_ROOT, path-list)', collect)
     .option('--runtime <mode>', 'compiled | fixture (RULES_RUNTIME)', undefined)
-    .option('--store <kind>', 'sqlite | memory (RULES_STORE)', undefined)
+    .option('--store <kind>', 'sqlite | memory | redis (RULES_STORE)', undefined)
     .option('--watch', 'recompile and hot-reload packages when encodings change (RULES_WATCH=1)')
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')}; info logs one line per request (RULES_LOG_LEVEL)`, undefined)
     .addHelpText(
@@ -35,7 +36,10 @@ Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS
 {id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}; raw keys of 32+ characters),
 RULES_TRUST_PROXY=1, RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
 RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULES_SHUTDOWN_GRACE_MS
-(default 10000: how long SIGTERM waits for requests in flight).`,
+(default 10000: how long SIGTERM waits for requests in flight), RULES_INSTANCE_ID (default host-pid).
+With --store redis, several daemons share keys, counters, jobs and analytics:
+RULES_REDIS_URL (default redis://127.0.0.1:6379; rediss:// for TLS, a password as
+redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment, default rules:).`,
     )
     .action(async (flags: ServeFlags) => {
       let config;
@@ -47,6 +51,7 @@ RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULE
       }
       checkFolders(config);
       const say = (m: string) => process.stderr.write(`rules serve: ${m}\n`);
+      for (const name of ignoredSettings(config)) say(`warning: ${name} is set but the store is ${config.store}, not redis: ignored`);
       let daemon: Daemon;
       try {
         daemon = await startDaemon(config, { logger: loggerOptions(config), log: say });
@@ -61,7 +66,7 @@ RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULE
       }
       say(`listening on ${daemon.url}`);
       say(`runtime ${catalog.mode}: ${catalog.packages.length} packages (${catalog.packages.map((p) => `${p.jurisdiction}/${p.program_id}`).slice(0, 6).join(', ')}${catalog.packages.length > 6 ? ', …' : ''}); ${catalog.rules.length} rules indexed`);
-      say(`store ${config.store}${config.store === 'sqlite' ? ` (${config.dataDir}/rules.db)` : ' (not durable)'}; environment ${config.environment}`);
+      say(`store ${storeBanner(config)}; instance ${config.instanceId}; environment ${config.environment}`);
       say(`get a trial key: curl -s -X POST ${daemon.url}/v1/keys/trial`);
       say(`API reference: ${daemon.url}/docs`);
       await new Promise<void>((resolve) => {
@@ -73,6 +78,13 @@ RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULE
       if (graceExpired) say('the grace period ended: connections still in flight were closed');
       say('stopped; pending job entries resume at the next start');
     });
+}
+
+/** Where the store lives, for the start-up banner (never a Redis password). */
+function storeBanner(config: ServerConfig): string {
+  if (config.store === 'sqlite') return `sqlite (${config.dataDir}/rules.db)`;
+  if (config.redis) return `redis (${redactUrl(config.redis.url)}, prefix ${config.redis.prefix})`;
+  return 'memory (not durable)';
 }
 
 /** The folders the flags name, checked before anything starts: one line and exit 2 each. */

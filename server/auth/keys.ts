@@ -94,6 +94,9 @@ export class KeyRegistry {
     private readonly store: Store,
   ) {
     this.environment = envKeys.map(fromEnvironment);
+    store.watchKeys?.(() => {
+      this.loadedAt = 0;
+    });
   }
 
   /** The merged list, rebuilt when the store keys are re-read (not on every request). */

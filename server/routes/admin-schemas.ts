@@ -39,7 +39,7 @@ export const TrialKeySchema = {
     rate_limit: { $ref: 'RateLimit' },
     quota_cu: { type: 'integer', minimum: 1 },
     ttl_days: { type: 'integer', minimum: 1 },
-    durable: { type: 'boolean', description: 'False when keys live in per-instance memory (lost on restart).' },
+    durable: { type: 'boolean', description: 'True when the store persists keys and every instance sees them: `sqlite` (on disk) and `redis` (the shared Redis, as durable as its append-only file is configured); false with `memory` (this process only, lost on restart).' },
     warning: str,
   },
 } as const;
@@ -80,7 +80,7 @@ export const IssuedKeySchema = {
   properties: {
     key: { type: 'string', description: 'The raw key; returned this once and never again.' },
     entry: { type: 'object', required: ['id', 'prefix', 'scopes', 'status', 'created_at'], properties: { ...keyEntryProperties, note: str } },
-    durable: { type: 'boolean' },
+    durable: { type: 'boolean', description: 'True when the store persists keys and every instance sees them: `sqlite` (on disk) and `redis` (the shared Redis, as durable as its append-only file is configured); false with `memory` (this process only, lost on restart).' },
     warning: str,
   },
 } as const;
@@ -104,7 +104,7 @@ export const RevocationResultSchema = {
   $id: 'RevocationResult',
   type: 'object',
   required: ['id', 'revoked', 'durable', 'note'],
-  properties: { id: str, revoked: { type: 'boolean' }, durable: { type: 'boolean' }, note: str },
+  properties: { id: str, revoked: { type: 'boolean' }, durable: { type: 'boolean', description: 'True when the store persists keys and every instance sees them: `sqlite` (on disk) and `redis` (the shared Redis, as durable as its append-only file is configured); false with `memory` (this process only, lost on restart).' }, note: str },
 } as const;
 
 export const AuditEntrySchema = {

@@ -79,7 +79,7 @@ export const calculateRoutes = defineRoutes(
     tag: 'calculation',
     summary: 'Submit 1-50 calculations as a detached job',
     description:
-      'Answers 202 at once. Entries run with bounded concurrency; `completed` grows as they finish and results are stored positionally for 24 hours. With a durable store (`durable: true`) a job survives a restart: unfinished entries run again when the daemon starts. Poll `status_url` with backoff (about 500 ms doubling to 5 s).',
+      'Answers 202 at once. Entries run with bounded concurrency; `completed` grows as they finish and results are stored positionally for 24 hours. With a durable store (`durable: true`) a job survives a restart: unfinished entries run again when the daemon starts. With the Redis store (`--store redis`) the job is queued for every instance on that Redis: any of them runs it, every one answers its `status_url`, and if the instance running it dies another takes it up once its lease expires (about 20 s), running only the entries without a result. Poll `status_url` with backoff (about 500 ms doubling to 5 s).',
     body: { $ref: 'BatchRequest' },
     success: {
       status: 202,

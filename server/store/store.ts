@@ -123,6 +123,12 @@ export interface Store {
 
   killSwitches(): Promise<KillSwitch[]>;
   setKillSwitch(s: KillSwitch): Promise<void>;
+
+  /**
+   * Only for a store shared by several instances: call `listener` when another instance may have
+   * issued or revoked a key, so key caches are dropped at once instead of at their next refresh.
+   */
+  watchKeys?(listener: () => void): void;
 }
 
 /** Retention periods (Rules API, Limits). */

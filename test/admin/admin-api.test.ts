@@ -51,7 +51,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
 
   /** An app over `store` (a fresh one by default); every store opened is closed after the test. */
   async function start(options: { store?: Store; config?: Partial<ServerConfig> } = {}): Promise<TestApp> {
-    const store = options.store ?? kind.create();
+    const store = options.store ?? await kind.create();
     stores.push(store);
     return testApp(ADMIN_ENV, { store, config: options.config });
   }
@@ -81,7 +81,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect(data.rate_limit).toEqual({ requests: 30, window_seconds: 60 });
       expect(data.quota_cu).toBe(10_000);
       expect(data.ttl_days).toBe(14);
-      expect(data.durable).toBe(kind.name === 'sqlite');
+      expect(data.durable).toBe(kind.durable);
       expect(data.warning).toMatch(/only once/);
       const lifetime = Date.parse(data.expires_at) - before;
       expect(lifetime).toBeGreaterThanOrEqual(14 * 86_400_000 - 1000);
@@ -207,7 +207,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
 
     it('answers 503 store_unavailable when the store is unreachable', async () => {
       for (const method of ['killSwitches', 'hit', 'createKey', 'addAudit']) {
-        const app = caller((await start({ store: withOutage(kind.create(), new Set([method])) })).app);
+        const app = caller((await start({ store: withOutage(await kind.create(), new Set([method])) })).app);
         const res = await app('POST', '/v1/keys/trial');
         expect(res.statusCode, method).toBe(503);
         expect(res.json().error.code).toBe('store_unavailable');
@@ -255,7 +255,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
 
     it('answers 503 when the key configuration cannot be loaded', async () => {
       const down = new Set<string>();
-      const app = caller((await start({ store: withOutage(kind.create(), down) })).app);
+      const app = caller((await start({ store: withOutage(await kind.create(), down) })).app);
       down.add('listKeys');
       const res = await app('GET', '/v1/admin/keys', { key: KEYS.admin });
       expect(res.statusCode).toBe(503);
@@ -270,7 +270,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect(Object.keys(data).sort()).toEqual(['durable', 'entry', 'key', 'warning']);
       expect(data.key.startsWith(data.entry.prefix)).toBe(true);
       expect(data.entry).toEqual({ id: 'ops-bot', prefix: data.entry.prefix, scopes: body.scopes, status: 'active', created_at: data.entry.created_at, owner: 'ops team', note: 'dashboards', expires_at: '2099-01-01T00:00:00.000Z', rate_limit: body.rate_limit });
-      expect(data.durable).toBe(kind.name === 'sqlite');
+      expect(data.durable).toBe(kind.durable);
       expect(data.warning).toMatch(/only once/);
 
       const stored = (await t.store.listKeys()).find((k) => k.id === 'ops-bot')!;
@@ -344,7 +344,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
     });
 
     it('sees a key issued on another instance (within the refresh window)', async () => {
-      const other = await start({ store: kind.sibling(t.store) });
+      const other = await start({ store: await kind.sibling(t.store) });
       const issued = (await caller(other.app)('POST', '/v1/admin/keys', { key: KEYS.admin, body: ISSUE })).json().data;
       await t.ctx.keys.refresh(); // what the 15 s refresh does
       expect((await call('GET', '/v1/programs', { key: issued.key })).statusCode).toBe(200);
@@ -356,7 +356,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect((await call('GET', '/v1/programs', { key: issued.key })).statusCode).toBe(200);
       const res = await call('POST', `/v1/admin/keys/${ISSUE.id}/revoke`, { key: KEYS.admin, headers: { 'x-request-id': 'req-revoke-1' } });
       expect(res.statusCode).toBe(200);
-      expect(res.json().data).toMatchObject({ id: ISSUE.id, revoked: true, durable: kind.name === 'sqlite' });
+      expect(res.json().data).toMatchObject({ id: ISSUE.id, revoked: true, durable: kind.durable });
       expect(res.json().data.note).toMatch(/30 s/);
       const refused = await call('GET', '/v1/programs', { key: issued.key });
       expect(refused.statusCode).toBe(401);
@@ -383,7 +383,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       const listed = (await call('GET', '/v1/admin/keys', { key: KEYS.admin })).json().data.keys.filter((k: { id: string }) => k.id === 'calc');
       expect(listed).toEqual([{ id: 'calc', source: 'environment', scopes: ['calculate:run', 'rules:read'], status: 'revoked', runtime_revoked: true, prefix: `sha256:${sha256(KEYS.calc).slice(0, 8)}` }]);
       // another instance (or this one restarted) over the same store
-      const other = caller((await start({ store: kind.sibling(t.store) })).app);
+      const other = caller((await start({ store: await kind.sibling(t.store) })).app);
       expect((await other('GET', '/v1/programs', { key: KEYS.calc })).statusCode).toBe(401);
       expect((await other('GET', '/v1/programs', { key: KEYS.read })).statusCode).toBe(200);
     });
@@ -432,7 +432,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
     });
 
     it('answers 503 when the store is unreachable', async () => {
-      const app = caller((await start({ store: withOutage(kind.create(), new Set(['audit'])) })).app);
+      const app = caller((await start({ store: withOutage(await kind.create(), new Set(['audit'])) })).app);
       expect((await app('GET', '/v1/admin/audit', { key: KEYS.admin })).json().error.code).toBe('store_unavailable');
     });
   });
@@ -448,7 +448,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect(res.statusCode).toBe(200);
       expect(res.json().data).toEqual({ month, usage: [{ api_key_id: 'reader', requests: 4 }, { api_key_id: 'calc', requests: 1 }], store: kind.name });
       // flushed to the store: another instance sees them (this instance's admin request is counted after its answer)
-      const other = caller((await start({ store: kind.sibling(t.store) })).app);
+      const other = caller((await start({ store: await kind.sibling(t.store) })).app);
       const seen = (await other('GET', `/v1/admin/usage?month=${month}`, { key: KEYS.admin })).json().data.usage;
       expect(seen).toEqual([{ api_key_id: 'reader', requests: 4 }, { api_key_id: 'calc', requests: 1 }]);
       expect((await call('GET', '/v1/admin/usage', { key: KEYS.admin })).json().data.usage).toContainEqual({ api_key_id: 'admin', requests: 1 });
@@ -472,7 +472,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
 
     it('keeps unflushed counts when the store is unreachable', async () => {
       const down = new Set<string>();
-      const app = caller((await start({ store: withOutage(kind.create(), down) })).app);
+      const app = caller((await start({ store: withOutage(await kind.create(), down) })).app);
       await app('GET', '/v1/programs', { key: KEYS.read });
       down.add('addUsage');
       const failed = await app('GET', '/v1/admin/usage', { key: KEYS.admin });
@@ -521,7 +521,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
 
     it('answers 503 store_unavailable with the local snapshot when the store is unreachable', async () => {
       const down = new Set(['putSnapshot', 'snapshots']);
-      const app = caller((await start({ store: withOutage(kind.create(), down) })).app);
+      const app = caller((await start({ store: withOutage(await kind.create(), down) })).app);
       const res = await app('GET', '/v1/admin/analytics?scope=global', { key: KEYS.admin });
       expect(res.statusCode).toBe(503);
       expect(res.json().error.code).toBe('store_unavailable');
@@ -641,7 +641,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
     });
 
     it('answers 503 when the store is unreachable', async () => {
-      const app = caller((await start({ store: withOutage(kind.create(), new Set(['addValidationRun', 'validationRuns', 'validationRun'])) })).app);
+      const app = caller((await start({ store: withOutage(await kind.create(), new Set(['addValidationRun', 'validationRuns', 'validationRun'])) })).app);
       for (const [method, url] of [['POST', '/v1/admin/validation/runs'], ['GET', '/v1/admin/validation/runs'], ['GET', '/v1/admin/validation/runs/x']] as const) {
         const res = await app(method, url, { key: KEYS.admin, body: method === 'POST' ? RUN : undefined });
         expect(res.statusCode, url).toBe(503);

@@ -2,27 +2,46 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll } from 'vitest';
 import { MemoryStore } from '../../server/store/memory.js';
+import { RedisStore } from '../../server/store/redis.js';
 import { SqliteStore } from '../../server/store/sqlite.js';
 import { type Store, StoreUnavailableError } from '../../server/store/store.js';
+import { type RedisServer, startRedis } from '../redis.js';
 import { ENV_KEYS } from '../server/harness.js';
 
-// Shared pieces of the admin and key tests: the two stores every suite runs against, a store
+// Shared pieces of the admin and key tests: the three stores every suite runs against, a store
 // whose chosen methods fail as if unreachable, and a request helper.
 
 export interface StoreKind {
-  name: 'memory' | 'sqlite';
-  create(): Store;
+  name: Store['kind'];
+  durable: boolean;
+  create(): Promise<Store>;
   /** Another handle on the same data: a second instance, or the same instance restarted. */
-  sibling(store: Store): Store;
+  sibling(store: Store): Promise<Store>;
 }
 
+let redis: Promise<RedisServer> | undefined;
+let prefixes = 0;
+/** One redis-server per test file, started on first use; each store gets a prefix of its own. */
+const sharedRedis = () => (redis ??= startRedis());
+afterAll(async () => {
+  if (redis) await (await redis).stop();
+});
+
 export const STORE_KINDS: StoreKind[] = [
-  { name: 'memory', create: () => new MemoryStore(), sibling: (store) => store },
+  { name: 'memory', durable: false, create: async () => new MemoryStore(), sibling: async (store) => store },
   {
     name: 'sqlite',
-    create: () => SqliteStore.open(path.join(mkdtempSync(path.join(tmpdir(), 'rules-admin-')), 'rules.db')),
-    sibling: (store) => SqliteStore.open((store as SqliteStore).file),
+    durable: true,
+    create: async () => SqliteStore.open(path.join(mkdtempSync(path.join(tmpdir(), 'rules-admin-')), 'rules.db')),
+    sibling: async (store) => SqliteStore.open((store as SqliteStore).file),
+  },
+  {
+    name: 'redis',
+    durable: true,
+    create: async () => RedisStore.connect((await sharedRedis()).url, { prefix: `admin-${++prefixes}:` }),
+    sibling: async (store) => RedisStore.connect((store as RedisStore).url, { prefix: (store as RedisStore).prefix }),
   },
 ];
 

@@ -111,6 +111,14 @@ describe('rules keys', () => {
     }
   });
 
+  it('exits 2 rather than writing to SQLite when RULES_STORE names the Redis store', async () => {
+    const dir = tempDir();
+    const res = await keys(['issue', '--id', 'valid-id', '--scope', '*', '--data-dir', dir], { RULES_STORE: 'redis' });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/RULES_STORE is redis: .*POST \/v1\/admin\/keys/);
+    expect(res.stdout).toBe('');
+  });
+
   it('revokes store and environment keys, exits 1 for an unknown id, and audits with actor cli', async () => {
     const dir = tempDir();
     expect((await keys(['issue', '--id', 'keeper', '--scope', 'rules:read', '--data-dir', dir])).exitCode).toBe(0); // one key stays active

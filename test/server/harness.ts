@@ -10,11 +10,15 @@ import { buildApp } from '../../server/app.js';
 import { KeyRegistry } from '../../server/auth/keys.js';
 import { loadConfig, type ServerConfig } from '../../server/config.js';
 import type { ServerContext } from '../../server/context.js';
-import { JobRunner } from '../../server/jobs.js';
+import { afterAll } from 'vitest';
 import { Catalog, type RuntimeMode } from '../../server/runtime/catalog.js';
+import { jobQueueFor } from '../../server/start.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { RedisStore } from '../../server/store/redis.js';
+import { SqliteStore } from '../../server/store/sqlite.js';
 import type { Store } from '../../server/store/store.js';
 import { PROJECT } from '../paths.js';
+import { type RedisServer, startRedis } from '../redis.js';
 
 // An app over the bundled encodings, driven with app.inject (no socket).
 
@@ -64,17 +68,40 @@ export interface TestAppOptions {
   tree?: SourceTree | null;
 }
 
+let redis: Promise<RedisServer> | undefined;
+let stores = 0;
+afterAll(async () => {
+  if (redis) await (await redis).stop();
+});
+
+/**
+ * The store of an app whose test names none: memory, or the kind RULES_TEST_STORE names
+ * (`sqlite`, `redis`: one redis-server per test file), so the API suites run on every store.
+ */
+async function defaultStore(): Promise<Store> {
+  const kind = process.env.RULES_TEST_STORE ?? 'memory';
+  if (kind === 'memory') return new MemoryStore();
+  if (kind === 'sqlite') return SqliteStore.open(path.join(mkdtempSync(path.join(tmpdir(), 'rules-api-')), 'rules.db'));
+  if (kind === 'redis') return RedisStore.connect((await (redis ??= startRedis())).url, { prefix: `api-${++stores}:` });
+  throw new Error(`RULES_TEST_STORE must be memory, sqlite or redis, got ${kind}`);
+}
+
 export async function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config = { ...loadConfig({ store: 'memory' }, { RULES_API_KEYS: ENV_KEYS, ...env }), ...options.config };
-  const store = options.store ?? new MemoryStore();
+  const store = options.store ?? (await defaultStore());
   const catalog = Catalog.load(options.compiled ?? bundledOutput(), options.mode ?? 'compiled');
   const keys = new KeyRegistry(config.apiKeys, store);
   await keys.refresh();
-  const jobs = new JobRunner(store, config.jobConcurrency);
+  const jobs = jobQueueFor(store, config);
   const tree = options.tree === undefined ? new SourceTree([path.join(PROJECT, 'rulespec')]) : options.tree;
   const ctx: ServerContext = { config, store, keys, catalog: () => catalog, tree: () => tree, jobs, analytics: new Analytics('test'), instanceId: 'test', startedAt: new Date() };
   jobs.attach(ctx);
+  await jobs.resume();
   const app = buildApp(ctx);
+  app.addHook('onClose', async () => {
+    await jobs.stop();
+    if (!options.store) await store.close(); // the harness opened it
+  });
   await app.ready();
   return { app, ctx, store };
 }
