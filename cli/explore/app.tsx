@@ -7,7 +7,7 @@ import { ProgramsScreen } from './screens/programs.js';
 import { RuleScreen } from './screens/rule.js';
 import { SearchScreen } from './screens/search.js';
 import type { ExplorerSource } from './source.js';
-import { type Explorer, ExplorerContext, type Screen, T, type Typing, useTerminalSize } from './ui.js';
+import { ActiveContext, type Explorer, ExplorerContext, type Screen, T, type Typing, useTerminalSize } from './ui.js';
 
 // The explorer: a stack of screens under a breadcrumb, a footer with the keys that work, and
 // the keys every screen shares (/ search, ? help, Esc/Backspace back, q quit).
@@ -31,7 +31,7 @@ function label(screen: Screen): string {
     case 'package':
       return `${screen.jurisdiction}/${screen.programId}`;
     case 'household':
-      return 'household';
+      return `${screen.programId} household`;
     case 'search':
       return 'search';
     case 'rule':
@@ -65,7 +65,11 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
   const [help, setHelp] = useState(false);
   const typing = useRef<Typing>('no');
   const memory = useMemo(() => new Map<string, unknown>(), []);
-  const push = useCallback((screen: Screen) => setStack((s) => [...s, screen]), []);
+  // the screen that comes to the top says again whether it types
+  const push = useCallback((screen: Screen) => {
+    typing.current = 'no';
+    setStack((s) => [...s, screen]);
+  }, []);
   const setTyping = useCallback((t: Typing) => void (typing.current = t), []);
   const top = stack[stack.length - 1];
 
@@ -76,7 +80,10 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
       return;
     }
     if (back) {
-      if (stack.length > 1) setStack((s) => s.slice(0, -1));
+      if (stack.length > 1) {
+        typing.current = 'no';
+        setStack((s) => s.slice(0, -1));
+      }
       return;
     }
     if (typing.current !== 'no') return;
@@ -111,7 +118,13 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
             ))}
           </Box>
         ) : (
-          <ScreenView key={stack.length} screen={top} />
+          stack.map((screen, i) => (
+            <Box key={i} display={i === stack.length - 1 ? 'flex' : 'none'} flexDirection="column">
+              <ActiveContext.Provider value={i === stack.length - 1}>
+                <ScreenView screen={screen} />
+              </ActiveContext.Provider>
+            </Box>
+          ))
         )}
         <T tone="muted" wrap="truncate-end">
           {(help ? ['? close help', 'q quit'] : [...keys, ...GLOBAL_KEYS]).join(' · ')}

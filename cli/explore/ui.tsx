@@ -33,6 +33,11 @@ export interface Explorer {
 
 export const ExplorerContext = createContext<Explorer | null>(null);
 
+/** Whether the calling screen is the one shown: screens below it stay mounted (keeping their
+ *  state for the way back) but hidden and deaf to keys. */
+export const ActiveContext = createContext(true);
+export const useActive = (): boolean => useContext(ActiveContext);
+
 export function useExplorer(): Explorer {
   const explorer = useContext(ExplorerContext);
   if (!explorer) throw new Error('useExplorer outside <App>');
@@ -42,8 +47,11 @@ export function useExplorer(): Explorer {
 /** The footer keys of the calling screen, set while it is shown. */
 export function useKeys(keys: string[]): void {
   const { setKeys } = useExplorer();
+  const active = useActive();
   const joined = keys.join('\u0000');
-  useEffect(() => setKeys(joined.split('\u0000')), [joined, setKeys]);
+  useEffect(() => {
+    if (active) setKeys(joined.split('\u0000'));
+  }, [joined, setKeys, active]);
 }
 
 /** The terminal's columns and rows, following resizes. */

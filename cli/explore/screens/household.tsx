@@ -6,7 +6,7 @@ import { indexGraph, treeLines } from '../dependency-tree.js';
 import { graphOf } from '../graph-lookup.js';
 import { type FormField, formatValue, formRequest, type HouseholdForm, nextValue, parseTyped, sampleForm, stepOf, withValue } from '../household-form.js';
 import type { CalculateResponse } from '../source.js';
-import { ListPane, Panes, moved, Pending, T, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, Panes, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
 
 // A package's sample household as a form beside its outputs. Every change recalculates; an
 // output opens into its trace: each rule with its value and legal source, down to the inputs.
@@ -55,6 +55,7 @@ function outputLines(detail: { default_outputs: string[]; outputs: { name: strin
 
 export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: string; programId: string }) {
   const { source, push, rows, columns, setTyping } = useExplorer();
+  const active = useActive();
   const { data, error } = useLoad(async () => {
     const detail = await source.packageDetail(jurisdiction, programId);
     const graph = await graphOf(source, jurisdiction, programId).catch(() => undefined);
@@ -83,8 +84,9 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
       live = false;
     };
   }, [source, form]);
-  useEffect(() => setTyping(editing ? 'field' : 'no'), [editing, setTyping]);
-  useEffect(() => () => setTyping('no'), [setTyping]);
+  useEffect(() => {
+    if (active) setTyping(editing ? 'field' : 'no');
+  }, [editing, setTyping, active]);
 
   const fields = form?.fields ?? [];
   const lines = data && form ? outputLines(data.detail, calc.result, calc.previous, form, data.index, open) : [];
@@ -127,9 +129,9 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
       }
       if ((input === '+' || input === '-') && field.kind === 'number') set(Number(field.value ?? 0) + (input === '+' ? 1 : -1) * stepOf(field));
     },
-    { isActive: !editing },
+    { isActive: active && !editing },
   );
-  useInput((_input, key) => key.escape && setEditing(false), { isActive: editing });
+  useInput((_input, key) => key.escape && setEditing(false), { isActive: active && editing });
 
   if (!data || !form) return <Pending error={error} />;
   const wide = columns >= 110;

@@ -1,12 +1,13 @@
 import { Box, useInput } from 'ink';
 import { useState } from 'react';
 import { formatValue } from '../household-form.js';
-import { ListPane, Panes, moved, Pending, T, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, Panes, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
 
 // One runtime package: its inputs (per entity) and outputs; Enter on an output opens its rule.
 
 export function PackageScreen({ jurisdiction, programId }: { jurisdiction: string; programId: string }) {
   const { source, push, rows, columns } = useExplorer();
+  const active = useActive();
   const { data, error } = useLoad(() => source.packageDetail(jurisdiction, programId), [source, jurisdiction, programId]);
   const [pane, setPane] = useState<'outputs' | 'inputs'>('outputs');
   const [cursors, setCursors] = useState({ outputs: 0, inputs: 0 });
@@ -22,7 +23,7 @@ export function PackageScreen({ jurisdiction, programId }: { jurisdiction: strin
     if (key.return && pane === 'outputs' && output?.legal_id) push({ kind: 'rule', id: output.legal_id, label: output.name });
     if (input === 'c') push({ kind: 'household', jurisdiction, programId });
     if (input === 'g') push({ kind: 'graph', jurisdiction, programId, label: `graph ${programId}` });
-  });
+  }, { isActive: active });
   if (!data) return <Pending error={error} />;
   const wide = columns >= 110;
   const height = Math.max(4, wide ? rows - 4 : Math.floor((rows - 4) / 2));

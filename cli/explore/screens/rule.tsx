@@ -1,13 +1,14 @@
 import { Box, useInput } from 'ink';
 import { useState } from 'react';
 import { findGraphRule } from '../graph-lookup.js';
-import { ListPane, Panes, moved, Pending, T, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, Panes, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
 
 // One rule: citation, name, summary, formula, sources with URLs, dependencies and dependents.
 // Enter follows the selected dependency or dependent; Tab switches between the two lists.
 
 export function RuleScreen({ id }: { id: string }) {
   const { source, push, rows, columns } = useExplorer();
+  const active = useActive();
   const { data, error } = useLoad(async () => {
     const view = await source.rule(id);
     const hit = await findGraphRule(source, view.rule.id, view.rule);
@@ -24,23 +25,26 @@ export function RuleScreen({ id }: { id: string }) {
     const target = list[cursors[pane]];
     if (key.return && target) push({ kind: 'rule', id: target, label: target.slice(target.lastIndexOf('#') + 1) });
     if (input === 'g') push({ kind: 'graph', ruleId: data.rule.id, label: `graph ${data.rule.name}` });
-  });
+  }, { isActive: active });
   if (!data) return <Pending error={error} />;
   const { rule, sources, hit } = data;
   const citation = sources.find((s) => s.source_type === 'official')?.label ?? rule.citation_path;
   const formula = hit?.rule.formula?.split('\n') ?? [];
-  const used = 7 + formula.length + sources.length;
+    // the lines above the lists, the summary wrapping at the terminal's width
+  const summaryLines = Math.ceil(rule.summary.length / Math.max(20, columns));
+  const used = 6 + summaryLines + Math.max(1, formula.length) + sources.length;
   const listHeight = Math.max(3, rows - used);
   const wide = columns >= 110;
   return (
     <Box flexDirection="column">
-      <T bold>
-        {citation} <T tone="accent">{rule.name}</T> <T tone="muted">({rule.status}, {rule.document_class}, {rule.jurisdiction}/{rule.program_id})</T>
+      <T bold wrap="truncate-end">
+        <T tone="accent">{rule.name}</T> <T tone="muted">({rule.status}, {rule.document_class}, {rule.jurisdiction}/{rule.program_id})</T>
       </T>
+      <T wrap="truncate-end">Citation: {citation}</T>
       <T tone="muted" wrap="truncate-end">
         {rule.id} · {rule.citation_path}
       </T>
-      <T wrap="truncate-end">{rule.summary}</T>
+      <T>{rule.summary}</T>
       <T tone="accent">Formula{hit ? ` (${hit.rule.kind}${hit.rule.dtype ? `, ${hit.rule.dtype}` : ''}${hit.rule.unit ? ` ${hit.rule.unit}` : ''}; from package ${hit.jurisdiction}/${hit.programId})` : ''}</T>
       {hit ? formula.map((line, i) => <T key={i}>  {line}</T>) : <T tone="muted">  not in any compiled package: no executable formula</T>}
       <T tone="accent">Sources</T>

@@ -3,20 +3,22 @@ import { Box, useInput } from 'ink';
 import { useEffect, useState } from 'react';
 import type { RuleSummary } from '../source.js';
 import { searchQuery } from '../source.js';
-import { ListPane, moved, T, useExplorer, useKeys } from '../ui.js';
+import { ListPane, moved, T, useActive, useExplorer, useKeys } from '../ui.js';
 
 // Rule search with the API's semantics, results as you type; Enter opens the selected rule.
 
 export function SearchScreen() {
   const { source, push, rows, setTyping, memory } = useExplorer();
+  const active = useActive();
   // the query survives opening a rule and coming back
   const [query, setQuery] = useState(() => String(memory.get('search') ?? ''));
   useEffect(() => void memory.set('search', query), [memory, query]);
   const [typing, setTypingHere] = useState(true);
   const [state, setState] = useState<{ results: RuleSummary[]; error?: string; for: string }>({ results: [], for: '' });
   const [cursor, setCursor] = useState(0);
-  useEffect(() => setTyping(typing ? 'query' : 'no'), [typing, setTyping]);
-  useEffect(() => () => setTyping('no'), [setTyping]);
+  useEffect(() => {
+    if (active) setTyping(typing ? 'query' : 'no');
+  }, [typing, setTyping, active]);
   useEffect(() => {
     let live = true;
     source.search(query).then(
@@ -36,13 +38,13 @@ export function SearchScreen() {
     setCursor((c) => moved(c, results.length, typing ? '' : input, key));
     const rule = results[cursor];
     if (key.return && rule) push({ kind: 'rule', id: rule.id, label: rule.name });
-  });
+  }, { isActive: active });
   const waiting = searchQuery(query) === undefined;
   return (
     <Box flexDirection="column">
       <Box>
         <T tone="accent">Search: </T>
-        <TextInput isDisabled={!typing} defaultValue={query} placeholder="words of a rule's id, citation, name or summary" onChange={setQuery} />
+        <TextInput isDisabled={!typing || !active} defaultValue={query} placeholder="words of a rule's id, citation, name or summary" onChange={setQuery} />
       </Box>
       {state.error ? <T tone="bad">error: {state.error}</T> : null}
       {waiting ? (
@@ -55,7 +57,7 @@ export function SearchScreen() {
           height={Math.max(3, rows - 3)}
           focused
           empty="no rule matches every word"
-          render={(r) => `${r.name.padEnd(34)} ${r.status.padEnd(13)} ${r.jurisdiction}/${r.program_id}  ${r.citation_path}`}
+          render={(r) => `${r.name.padEnd(36)} ${r.status.padEnd(13)} ${r.jurisdiction}/${r.program_id}  ${r.citation_path}`}
         />
       )}
     </Box>
