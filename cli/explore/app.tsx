@@ -1,4 +1,4 @@
-import { Box, useApp, useInput } from 'ink';
+import { Box, useApp } from 'ink';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { GraphScreen } from './screens/graph.js';
 import { HouseholdScreen } from './screens/household.js';
@@ -7,7 +7,7 @@ import { ProgramsScreen } from './screens/programs.js';
 import { RuleScreen } from './screens/rule.js';
 import { SearchScreen } from './screens/search.js';
 import type { ExplorerSource } from './source.js';
-import { ActiveContext, type Explorer, ExplorerContext, type Screen, T, type Typing, useTerminalSize } from './ui.js';
+import { ActiveContext, type Explorer, ExplorerContext, type Screen, T, type Typing, useKeyInput, useTerminalSize } from './ui.js';
 
 // The explorer: a stack of screens under a breadcrumb, a footer with the keys that work, and
 // the keys every screen shares (/ search, ? help, Esc/Backspace back, q quit).
@@ -65,15 +65,15 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
   const [help, setHelp] = useState(false);
   const typing = useRef<Typing>('no');
   const memory = useMemo(() => new Map<string, unknown>(), []);
-  // the screen that comes to the top says again whether it types
+  // the screen that comes to the top says again whether it types; the search box types at once
   const push = useCallback((screen: Screen) => {
-    typing.current = 'no';
+    typing.current = screen.kind === 'search' ? 'query' : 'no';
     setStack((s) => [...s, screen]);
   }, []);
   const setTyping = useCallback((t: Typing) => void (typing.current = t), []);
   const top = stack[stack.length - 1];
 
-  useInput((input, key) => {
+  useKeyInput((input, key) => {
     const back = (key.escape && typing.current !== 'field') || ((key.backspace || key.delete) && typing.current === 'no');
     if (help) {
       if (input === '?' || back || input === 'q') setHelp(false);

@@ -1,5 +1,5 @@
-import { Box, Text, useStdout } from 'ink';
-import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
+import { Box, type Key, Text, useInput, useStdout } from 'ink';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import type { ExplorerSource } from './source.js';
 
 // What every screen shares: the data source, navigation, the terminal's size, the footer's keys,
@@ -42,6 +42,24 @@ export function useExplorer(): Explorer {
   const explorer = useContext(ExplorerContext);
   if (!explorer) throw new Error('useExplorer outside <App>');
   return explorer;
+}
+
+/**
+ * Ink's useInput for the explorer's screens. Ink subscribes a new handler in an effect, after the
+ * frame it belongs to is on the screen, so a key pressed right after a screen appears could reach
+ * the previous render's handler (one without the data just loaded, or of a screen no longer on
+ * top). Here one subscription lasts for the component's life and calls the handler of the latest
+ * render, which listens only while its screen is on top and `enabled`.
+ */
+export function useKeyInput(handler: (input: string, key: Key) => void, enabled = true): void {
+  const active = useActive();
+  const latest = useRef({ handler, on: enabled && active });
+  latest.current = { handler, on: enabled && active };
+  useInput(
+    useCallback((input: string, key: Key) => {
+      if (latest.current.on) latest.current.handler(input, key);
+    }, []),
+  );
 }
 
 /** The footer keys of the calling screen, set while it is shown. */

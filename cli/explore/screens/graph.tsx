@@ -1,15 +1,14 @@
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import { useState } from 'react';
 import { indexGraph, type TreeLine, treeLines } from '../dependency-tree.js';
 import { findGraphRule, graphOf } from '../graph-lookup.js';
-import { ListPane, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, moved, Pending, T, useExplorer, useKeyInput, useKeys, useLoad } from '../ui.js';
 
 // The dependency tree of a package (from its own outputs) or of one rule, from its compiled
 // package graph; nodes open and close one at a time.
 
 export function GraphScreen({ jurisdiction, programId, ruleId }: { jurisdiction?: string; programId?: string; ruleId?: string }) {
   const { source, push, rows } = useExplorer();
-  const active = useActive();
   const { data, error } = useLoad(async () => {
     if (jurisdiction && programId) {
       const graph = await graphOf(source, jurisdiction, programId);
@@ -26,7 +25,7 @@ export function GraphScreen({ jurisdiction, programId, ruleId }: { jurisdiction?
   const opened = open ?? new Set(data?.roots ?? []);
   const lines: TreeLine[] = data?.index ? treeLines(data.index, data.roots, (key) => opened.has(key)) : [];
   useKeys(['↑↓/jk move', 'enter/→ open', '← close', 'o open rule']);
-  useInput((input, key) => {
+  useKeyInput((input, key) => {
     setCursor((c) => moved(c, lines.length, input, key));
     const line = lines[cursor];
     if (!line) return;
@@ -47,7 +46,7 @@ export function GraphScreen({ jurisdiction, programId, ruleId }: { jurisdiction?
       }
     }
     if (input === 'o' && line.rule) push({ kind: 'rule', id: line.id, label: line.name });
-  }, { isActive: active });
+  });
   if (!data) return <Pending error={error} />;
   return (
     <Box flexDirection="column">

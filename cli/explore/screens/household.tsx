@@ -1,12 +1,11 @@
-import { TextInput } from '@inkjs/ui';
-import { Box, useInput } from 'ink';
-import { useEffect, useState } from 'react';
+import { Box, type Key } from 'ink';
+import { useEffect, useRef, useState } from 'react';
 import type { TraceEntry } from '../../../compiler/runtime/calculate.js';
 import { indexGraph, treeLines } from '../dependency-tree.js';
 import { graphOf } from '../graph-lookup.js';
 import { type FormField, formatValue, formRequest, type HouseholdForm, nextValue, parseTyped, sampleForm, stepOf, withValue } from '../household-form.js';
 import type { CalculateResponse } from '../source.js';
-import { ListPane, Panes, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, Panes, moved, Pending, T, useExplorer, useKeyInput, useKeys, useLoad } from '../ui.js';
 
 // A package's sample household as a form beside its outputs. Every change recalculates; an
 // output opens into its trace: each rule with its value and legal source, down to the inputs.
@@ -55,7 +54,6 @@ function outputLines(detail: { default_outputs: string[]; outputs: { name: strin
 
 export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: string; programId: string }) {
   const { source, push, rows, columns, setTyping } = useExplorer();
-  const active = useActive();
   const { data, error } = useLoad(async () => {
     const detail = await source.packageDetail(jurisdiction, programId);
     const graph = await graphOf(source, jurisdiction, programId).catch(() => undefined);
@@ -65,7 +63,16 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   const [calc, setCalc] = useState<{ result?: CalculateResponse; previous?: Record<string, unknown>; error?: string; busy: boolean }>({ busy: false });
   const [pane, setPane] = useState<'inputs' | 'outputs'>('inputs');
   const [cursors, setCursors] = useState({ inputs: 0, outputs: 0 });
-  const [editing, setEditing] = useState(false);
+  // the text of the field being edited: a ref, so keys typed faster than the screen renders
+  // all land in it; the state only re-renders
+  const edit = useRef<string | undefined>(undefined);
+  const [, setEditText] = useState<string | undefined>();
+  const editing = edit.current !== undefined;
+  const setEdit = (text: string | undefined) => {
+    edit.current = text;
+    setEditText(text);
+    setTyping(text === undefined ? 'no' : 'field');
+  };
   const [problem, setProblem] = useState<string | undefined>();
   const [open, setOpen] = useState(new Set<string>());
 
@@ -84,9 +91,6 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
       live = false;
     };
   }, [source, form]);
-  useEffect(() => {
-    if (active) setTyping(editing ? 'field' : 'no');
-  }, [editing, setTyping, active]);
 
   const fields = form?.fields ?? [];
   const lines = data && form ? outputLines(data.detail, calc.result, calc.previous, form, data.index, open) : [];
@@ -103,8 +107,21 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
         ? ['↑↓/jk move', field?.kind === 'boolean' ? 'enter/space toggle' : field?.kind === 'choice' ? 'enter/space next value' : 'enter edit', ...(field?.kind === 'number' ? ['+/- step'] : []), 'r reset', 'tab outputs']
         : ['↑↓/jk move', 'enter open trace', 'o open rule', 'tab inputs'],
   );
-  useInput(
+  /** A key while a field is edited: typed text, Backspace, Enter sets, Esc cancels. */
+  const editKey = (input: string, key: Key) => {
+    const text = edit.current!;
+    if (key.escape) return setEdit(undefined);
+    if (key.return) {
+      setEdit(undefined);
+      const parsed = parseTyped(field!, text);
+      return 'error' in parsed ? setProblem(parsed.error) : set(parsed.value);
+    }
+    if (key.backspace || key.delete) return setEdit(text.slice(0, -1));
+    if (input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) setEdit(text + input);
+  };
+  useKeyInput(
     (input, key) => {
+      if (edit.current !== undefined) return editKey(input, key);
       if (!form) return;
       if (key.tab) return setPane((p) => (p === 'inputs' ? 'outputs' : 'inputs'));
       if (input === 'r') return setForm(data && sampleForm(data.detail));
@@ -125,17 +142,15 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
       if (key.return || input === ' ') {
         const next = nextValue(field);
         if (next !== undefined) set(next);
-        else if (key.return) setEditing(true);
+        else if (key.return) setEdit(formatValue(field.value));
       }
       if ((input === '+' || input === '-') && field.kind === 'number') set(Number(field.value ?? 0) + (input === '+' ? 1 : -1) * stepOf(field));
     },
-    { isActive: active && !editing },
   );
-  useInput((_input, key) => key.escape && setEditing(false), { isActive: active && editing });
 
   if (!data || !form) return <Pending error={error} />;
   const wide = columns >= 110;
-    // the title, the error and the warnings come first
+  // the title, the error and the warnings come first
   const above = 1 + (problem || calc.error ? 1 : 0) + (calc.result?.warnings.length ?? 0);
   const height = Math.max(4, wide ? rows - above - 1 : Math.floor((rows - above - 1) / 2));
   return (
@@ -157,22 +172,9 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
             height={height}
             focused={pane === 'inputs'}
             render={(f) =>
-              editing && f === field ? (
-                <>
-                  {f.id}.{f.input.name} ={' '}
-                  <TextInput
-                    defaultValue={formatValue(f.value)}
-                    onSubmit={(text) => {
-                      const parsed = parseTyped(f, text);
-                      setEditing(false);
-                      if ('error' in parsed) setProblem(parsed.error);
-                      else set(parsed.value);
-                    }}
-                  />
-                </>
-              ) : (
-                `${f.id}.${f.input.name} = ${formatValue(f.value)}${f.input.unit ? ` ${f.input.unit}` : ''}`
-              )
+              editing && f === field
+                ? `${f.id}.${f.input.name} = ${edit.current}▏`
+                : `${f.id}.${f.input.name} = ${formatValue(f.value)}${f.input.unit ? ` ${f.input.unit}` : ''}`
             }
           />
           <ListPane title="Outputs" items={lines} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(l) => `${'  '.repeat(l.depth)}${l.text}`} />

@@ -1,20 +1,19 @@
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import { useState } from 'react';
 import { formatValue } from '../household-form.js';
-import { ListPane, Panes, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, Panes, moved, Pending, T, useExplorer, useKeyInput, useKeys, useLoad } from '../ui.js';
 
 // One runtime package: its inputs (per entity) and outputs; Enter on an output opens its rule.
 
 export function PackageScreen({ jurisdiction, programId }: { jurisdiction: string; programId: string }) {
   const { source, push, rows, columns } = useExplorer();
-  const active = useActive();
   const { data, error } = useLoad(() => source.packageDetail(jurisdiction, programId), [source, jurisdiction, programId]);
   const [pane, setPane] = useState<'outputs' | 'inputs'>('outputs');
   const [cursors, setCursors] = useState({ outputs: 0, inputs: 0 });
   const inputs = data?.entities.flatMap((e) => e.inputs.map((input) => ({ entity: e.entity, input }))) ?? [];
   const outputs = data?.outputs.filter((o) => !o.alias_for) ?? [];
   useKeys(['↑↓/jk move', 'tab pane', ...(pane === 'outputs' ? ['enter rule'] : []), 'c household', 'g graph']);
-  useInput((input, key) => {
+  useKeyInput((input, key) => {
     if (!data) return;
     if (key.tab) return setPane((p) => (p === 'outputs' ? 'inputs' : 'outputs'));
     const count = pane === 'outputs' ? outputs.length : inputs.length;
@@ -23,7 +22,7 @@ export function PackageScreen({ jurisdiction, programId }: { jurisdiction: strin
     if (key.return && pane === 'outputs' && output?.legal_id) push({ kind: 'rule', id: output.legal_id, label: output.name });
     if (input === 'c') push({ kind: 'household', jurisdiction, programId });
     if (input === 'g') push({ kind: 'graph', jurisdiction, programId, label: `graph ${programId}` });
-  }, { isActive: active });
+  });
   if (!data) return <Pending error={error} />;
   const wide = columns >= 110;
   const height = Math.max(4, wide ? rows - 4 : Math.floor((rows - 4) / 2));

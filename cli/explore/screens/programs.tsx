@@ -1,26 +1,25 @@
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import { useState } from 'react';
-import { ListPane, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, moved, Pending, T, useExplorer, useKeyInput, useKeys, useLoad } from '../ui.js';
 
 // The runtime packages with their status, inputs and outputs; Enter opens one.
 
 export function ProgramsScreen() {
   const { source, push, rows } = useExplorer();
-  const active = useActive();
   const { data, error } = useLoad(async () => {
     const [packages, programs] = await Promise.all([source.packages(), source.programs()]);
     return packages.map((p) => ({ ...p, program: programs.find((g) => g.id === p.program_id && g.jurisdiction === p.jurisdiction) }));
   }, [source]);
   const [cursor, setCursor] = useState(0);
   useKeys(['↑↓/jk move', 'enter open', 'c household', 'g graph']);
-  useInput((input, key) => {
+  useKeyInput((input, key) => {
     if (!data?.length) return;
     setCursor((c) => moved(c, data.length, input, key));
     const p = data[cursor];
     if (key.return) push({ kind: 'package', jurisdiction: p.jurisdiction, programId: p.program_id });
     if (input === 'c') push({ kind: 'household', jurisdiction: p.jurisdiction, programId: p.program_id });
     if (input === 'g') push({ kind: 'graph', jurisdiction: p.jurisdiction, programId: p.program_id, label: `graph ${p.program_id}` });
-  }, { isActive: active });
+  });
   if (!data) return <Pending error={error} />;
   const selected = data[cursor];
   return (

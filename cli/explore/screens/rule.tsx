@@ -1,14 +1,13 @@
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import { useState } from 'react';
 import { findGraphRule } from '../graph-lookup.js';
-import { ListPane, Panes, moved, Pending, T, useActive, useExplorer, useKeys, useLoad } from '../ui.js';
+import { ListPane, Panes, moved, Pending, T, useExplorer, useKeyInput, useKeys, useLoad } from '../ui.js';
 
 // One rule: citation, name, summary, formula, sources with URLs, dependencies and dependents.
 // Enter follows the selected dependency or dependent; Tab switches between the two lists.
 
 export function RuleScreen({ id }: { id: string }) {
   const { source, push, rows, columns } = useExplorer();
-  const active = useActive();
   const { data, error } = useLoad(async () => {
     const view = await source.rule(id);
     const hit = await findGraphRule(source, view.rule.id, view.rule);
@@ -17,7 +16,7 @@ export function RuleScreen({ id }: { id: string }) {
   const [pane, setPane] = useState<'dependencies' | 'dependents'>('dependencies');
   const [cursors, setCursors] = useState({ dependencies: 0, dependents: 0 });
   useKeys(['↑↓/jk move', 'tab deps/dependents', 'enter follow', 'g graph']);
-  useInput((input, key) => {
+  useKeyInput((input, key) => {
     if (!data) return;
     if (key.tab) return setPane((p) => (p === 'dependencies' ? 'dependents' : 'dependencies'));
     const list = data.rule[pane];
@@ -25,7 +24,7 @@ export function RuleScreen({ id }: { id: string }) {
     const target = list[cursors[pane]];
     if (key.return && target) push({ kind: 'rule', id: target, label: target.slice(target.lastIndexOf('#') + 1) });
     if (input === 'g') push({ kind: 'graph', ruleId: data.rule.id, label: `graph ${data.rule.name}` });
-  }, { isActive: active });
+  });
   if (!data) return <Pending error={error} />;
   const { rule, sources, hit } = data;
   const citation = sources.find((s) => s.source_type === 'official')?.label ?? rule.citation_path;

@@ -1,9 +1,9 @@
 import { TextInput } from '@inkjs/ui';
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import { useEffect, useState } from 'react';
 import type { RuleSummary } from '../source.js';
 import { searchQuery } from '../source.js';
-import { ListPane, moved, T, useActive, useExplorer, useKeys } from '../ui.js';
+import { ListPane, moved, T, useActive, useExplorer, useKeyInput, useKeys } from '../ui.js';
 
 // Rule search with the API's semantics, results as you type; Enter opens the selected rule.
 
@@ -29,16 +29,16 @@ export function SearchScreen() {
       live = false;
     };
   }, [source, query]);
-  useKeys(typing ? ['type to search', '↑↓ move', 'enter open', 'tab results', 'esc back'] : ['↑↓/jk move', 'enter open', 'tab search box']);
+  useKeys(typing ? ['type to search', '↑↓ move', 'enter open', 'tab results'] : ['↑↓/jk move', 'enter open', 'tab search box']);
   const results = state.results;
-  useInput((input, key) => {
+  useKeyInput((input, key) => {
     if (key.tab) return setTypingHere((t) => !t);
     // in the box, letters are the query: only arrows move
     if (typing && !key.upArrow && !key.downArrow && !key.pageUp && !key.pageDown && !key.return) return;
     setCursor((c) => moved(c, results.length, typing ? '' : input, key));
     const rule = results[cursor];
     if (key.return && rule) push({ kind: 'rule', id: rule.id, label: rule.name });
-  }, { isActive: active });
+  });
   const waiting = searchQuery(query) === undefined;
   return (
     <Box flexDirection="column">
