@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileBundled, explore, KEY, selectedLine } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { bundledForTests, explore, KEY, selectedLine } from './helpers.js';
 
-let compiled: ReturnType<typeof compileBundled>;
-beforeAll(() => void (compiled = compileBundled()));
-afterAll(() => compiled.cleanup());
+const compiled = bundledForTests();
 
 describe('Graph screen', () => {
   it('g on a package shows its dependency tree from its own outputs; nodes open and close', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { render } from 'ink-testing-library';
+import { afterAll, beforeAll } from 'vitest';
 import { App } from '../../../cli/explore/app.js';
 import { localSource } from '../../../cli/explore/local-source.js';
 import { writeOutputTree } from '../../../compiler/5-emit/output-tree.js';
@@ -19,6 +20,18 @@ export function compileBundled(): { catalog: Catalog; dir: string; cleanup(): vo
   const dir = path.join(scratch, 'compiled');
   writeOutputTree(dir, new Workspace([BUNDLED_ROOT], [path.join(BUNDLED_ROOT, 'programs')]).build(), { durationMs: 0 }, { fullSweep: true });
   return { catalog: Catalog.load(dir, 'compiled'), dir, cleanup: () => rmSync(scratch, { recursive: true, force: true }) };
+}
+
+/** The bundled encodings compiled for the calling test file (before its tests, removed after). */
+export function bundledForTests(): { readonly catalog: Catalog } {
+  let compiled: ReturnType<typeof compileBundled> | undefined;
+  beforeAll(() => void (compiled = compileBundled()));
+  afterAll(() => compiled?.cleanup());
+  return {
+    get catalog() {
+      return compiled!.catalog;
+    },
+  };
 }
 
 export function explore(catalog: Catalog) {

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CalculateRequest } from '../../../compiler/4-package/package-types.js';
 import { runCalculation } from '../../../server/calculation.js';
-import { compileBundled, explore, KEY, selectedLine } from './helpers.js';
+import { bundledForTests, explore, KEY, selectedLine } from './helpers.js';
 
-let compiled: ReturnType<typeof compileBundled>;
-beforeAll(() => void (compiled = compileBundled()));
-afterAll(() => compiled.cleanup());
+const compiled = bundledForTests();
 
 /** What the API answers for co-snap's sample household with some of its Household inputs changed. */
 function expected(changes: Record<string, unknown>) {
@@ -88,6 +86,25 @@ describe('Household screen', () => {
     // down the tree to the inputs, with the household's values
     for (let i = 0; i < 60 && !/snap_earned_income = 1500 {2}input/.test(ui.frame()); i++) await ui.press('j');
     expect(ui.frame()).toMatch(/snap_earned_income = 1500 {2}input/);
+    ui.unmount();
+  });
+
+  it('cycles an enum through its values and recalculates', async () => {
+    const ui = explore(compiled.catalog);
+    await ui.until('Runtime packages');
+    await ui.press('j', 'j', 'j', 'c');
+    await ui.until((f) => f.includes('ny-snap household') && /trace steps/.test(f));
+    await ui.press('j');
+    await ui.until((f) => selectedLine(f).includes('household.ny_snap_utility_region = nassau_suffolk'));
+    expect(ui.frame()).toContain('enter/space next value');
+    await ui.press(KEY.enter);
+    await ui.until('household.ny_snap_utility_region = new_york_city');
+    const sample = structuredClone(compiled.catalog.package('us-ny', 'ny-snap')!.pkg.sample_request) as CalculateRequest;
+    (sample.household as { entities: { Household: { household: Record<string, unknown> } } }).entities.Household.household.ny_snap_utility_region = 'new_york_city';
+    const outputs = runCalculation(compiled.catalog, sample, 10_000).outputs;
+    await ui.until(`snap_utility_allowance = ${outputs.snap_utility_allowance}`);
+    await ui.press(' ', ' ');
+    await ui.until('household.ny_snap_utility_region = nassau_suffolk');
     ui.unmount();
   });
 });

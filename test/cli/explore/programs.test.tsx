@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileBundled, explore, KEY, selectedLine } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { bundledForTests, explore, KEY, selectedLine } from './helpers.js';
 
-let compiled: ReturnType<typeof compileBundled>;
-beforeAll(() => void (compiled = compileBundled()));
-afterAll(() => compiled.cleanup());
+const compiled = bundledForTests();
 
 describe('Programs and Package screens', () => {
   it('lists every runtime package with its status, inputs and outputs', async () => {

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileBundled, explore, KEY, selectedLine } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { bundledForTests, explore, KEY, selectedLine } from './helpers.js';
 
-let compiled: ReturnType<typeof compileBundled>;
-beforeAll(() => void (compiled = compileBundled()));
-afterAll(() => compiled.cleanup());
+const compiled = bundledForTests();
 
 /** A list's title: `Title (n)`, or `Title (i/n)` when the terminal shows part of it. */
 const count = (title: string, n: number) => new RegExp(`${title} \\((\\d+/)?${n}\\)`);

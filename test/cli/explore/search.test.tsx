@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileBundled, explore, KEY, selectedLine } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { bundledForTests, explore, KEY, selectedLine } from './helpers.js';
 
-let compiled: ReturnType<typeof compileBundled>;
-beforeAll(() => void (compiled = compileBundled()));
-afterAll(() => compiled.cleanup());
+const compiled = bundledForTests();
 
 describe('Search screen', () => {
   it('/ opens a search box whose results follow the typing, ranked as POST /v1/search ranks them', async () => {
