@@ -40,6 +40,8 @@ export function SearchScreen() {
     if (key.return && rule) push({ kind: 'rule', id: rule.id, label: rule.name });
   });
   const waiting = searchQuery(query) === undefined;
+  // the name column as wide as the longest name shown, within reason
+  const nameWidth = Math.min(46, Math.max(12, ...results.map((r) => r.name.length)));
   return (
     <Box flexDirection="column">
       <Box>
@@ -57,7 +59,7 @@ export function SearchScreen() {
           height={Math.max(3, rows - 3)}
           focused
           empty="no rule matches every word"
-          render={(r) => `${r.name.padEnd(36)} ${r.status.padEnd(13)} ${r.jurisdiction}/${r.program_id}  ${r.citation_path}`}
+          render={(r) => `${r.name.padEnd(nameWidth)}  ${r.status.padEnd(13)} ${r.jurisdiction}/${r.program_id}  ${r.citation_path}`}
         />
       )}
     </Box>
