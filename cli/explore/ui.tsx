@@ -68,7 +68,7 @@ export function useKeys(keys: string[]): void {
   const active = useActive();
   const joined = keys.join('\u0000');
   useEffect(() => {
-    if (active) setKeys(joined.split('\u0000'));
+    if (active) setKeys(joined ? joined.split('\u0000') : []);
   }, [joined, setKeys, active]);
 }
 

@@ -24,7 +24,7 @@ export function GraphScreen({ jurisdiction, programId, ruleId }: { jurisdiction?
   const [cursor, setCursor] = useState(0);
   const opened = open ?? new Set(data?.roots ?? []);
   const lines: TreeLine[] = data?.index ? treeLines(data.index, data.roots, (key) => opened.has(key)) : [];
-  useKeys(['↑↓/jk move', 'enter/→ open', '← close', 'o open rule']);
+  useKeys(data?.index ? ['↑↓/jk move', 'enter/→ open', '← close', 'o open rule'] : []);
   useKeyInput((input, key) => {
     setCursor((c) => moved(c, lines.length, input, key));
     const line = lines[cursor];

@@ -101,11 +101,13 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   };
 
   useKeys(
-    editing
-      ? ['type a value', 'enter set', 'esc cancel']
-      : pane === 'inputs'
-        ? ['↑↓/jk move', field?.kind === 'boolean' ? 'enter/space toggle' : field?.kind === 'choice' ? 'enter/space next value' : 'enter edit', ...(field?.kind === 'number' ? ['+/- step'] : []), 'r reset', 'tab outputs']
-        : ['↑↓/jk move', 'enter open trace', 'o open rule', 'tab inputs'],
+    !form
+      ? []
+      : editing
+        ? ['type a value', 'enter set', 'esc cancel']
+        : pane === 'inputs'
+          ? ['↑↓/jk move', field?.kind === 'boolean' ? 'enter/space toggle' : field?.kind === 'choice' ? 'enter/space next value' : 'enter edit', ...(field?.kind === 'number' ? ['+/- step'] : []), 'r reset', 'tab outputs']
+          : ['↑↓/jk move', 'enter open trace', 'o open rule', 'tab inputs'],
   );
   /** A key while a field is edited: typed text, Backspace, Enter sets, Esc cancels. */
   const editKey = (input: string, key: Key) => {
@@ -171,6 +173,7 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
             cursor={cursors.inputs}
             height={height}
             focused={pane === 'inputs'}
+            empty="the package's sample household lists no inputs by entity"
             render={(f) =>
               editing && f === field
                 ? `${f.id}.${f.input.name} = ${edit.current}▏`

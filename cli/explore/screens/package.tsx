@@ -12,7 +12,7 @@ export function PackageScreen({ jurisdiction, programId }: { jurisdiction: strin
   const [cursors, setCursors] = useState({ outputs: 0, inputs: 0 });
   const inputs = data?.entities.flatMap((e) => e.inputs.map((input) => ({ entity: e.entity, input }))) ?? [];
   const outputs = data?.outputs.filter((o) => !o.alias_for) ?? [];
-  useKeys(['↑↓/jk move', 'tab pane', ...(pane === 'outputs' ? ['enter rule'] : []), 'c household', 'g graph']);
+  useKeys(data ? ['↑↓/jk move', 'tab pane', ...(pane === 'outputs' ? ['enter rule'] : []), 'c household', 'g graph'] : []);
   useKeyInput((input, key) => {
     if (!data) return;
     if (key.tab) return setPane((p) => (p === 'outputs' ? 'inputs' : 'outputs'));

@@ -11,7 +11,7 @@ export function ProgramsScreen() {
     return packages.map((p) => ({ ...p, program: programs.find((g) => g.id === p.program_id && g.jurisdiction === p.jurisdiction) }));
   }, [source]);
   const [cursor, setCursor] = useState(0);
-  useKeys(['↑↓/jk move', 'enter open', 'c household', 'g graph']);
+  useKeys(data?.length ? ['↑↓/jk move', 'enter open', 'c household', 'g graph'] : []);
   useKeyInput((input, key) => {
     if (!data?.length) return;
     setCursor((c) => moved(c, data.length, input, key));

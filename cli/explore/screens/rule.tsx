@@ -15,7 +15,7 @@ export function RuleScreen({ id }: { id: string }) {
   }, [source, id]);
   const [pane, setPane] = useState<'dependencies' | 'dependents'>('dependencies');
   const [cursors, setCursors] = useState({ dependencies: 0, dependents: 0 });
-  useKeys(['↑↓/jk move', 'tab deps/dependents', 'enter follow', 'g graph']);
+  useKeys(data ? ['↑↓/jk move', 'tab deps/dependents', 'enter follow', 'g graph'] : []);
   useKeyInput((input, key) => {
     if (!data) return;
     if (key.tab) return setPane((p) => (p === 'dependencies' ? 'dependents' : 'dependencies'));

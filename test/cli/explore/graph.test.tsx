@@ -41,4 +41,18 @@ describe('Graph screen', () => {
     await ui.until('› graph snap_unit_size › snap_unit_size');
     ui.unmount();
   });
+
+  it('says so when a rule is in no compiled package graph', async () => {
+    const ui = explore(compiled.catalog);
+    await ui.until('Runtime packages');
+    await ui.press('/', ...'member_of_household'.split(''));
+    await ui.until((f) => selectedLine(f).startsWith('› member_of_household '));
+    await ui.press(KEY.enter);
+    expect(await ui.until('Citation:')).toContain('not in any compiled package: no executable formula');
+    await ui.press('g');
+    const frame = await ui.until('member_of_household is in no compiled package: no dependency graph');
+    // nothing to move through: the footer offers only the keys that work everywhere
+    expect(frame).toContain('\n/ search · ? help · esc back · q quit');
+    ui.unmount();
+  });
 });
