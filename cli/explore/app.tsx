@@ -117,15 +117,18 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
               </T>
             ))}
           </Box>
-        ) : (
-          stack.map((screen, i) => (
-            <Box key={i} display={i === stack.length - 1 ? 'flex' : 'none'} flexDirection="column">
-              <ActiveContext.Provider value={i === stack.length - 1}>
+        ) : null}
+        {/* every screen of the path stays mounted; only the top one shows and hears keys */}
+        {stack.map((screen, i) => {
+          const shown = i === stack.length - 1 && !help;
+          return (
+            <Box key={i} display={shown ? 'flex' : 'none'} flexDirection="column">
+              <ActiveContext.Provider value={shown}>
                 <ScreenView screen={screen} />
               </ActiveContext.Provider>
             </Box>
-          ))
-        )}
+          );
+        })}
         <T tone="muted" wrap="truncate-end">
           {(help ? ['? close help', 'q quit'] : [...keys, ...GLOBAL_KEYS]).join(' · ')}
         </T>

@@ -49,12 +49,12 @@ export function useExplorer(): Explorer {
  * frame it belongs to is on the screen, so a key pressed right after a screen appears could reach
  * the previous render's handler (one without the data just loaded, or of a screen no longer on
  * top). Here one subscription lasts for the component's life and calls the handler of the latest
- * render, which listens only while its screen is on top and `enabled`.
+ * render, which listens only while its screen is on top.
  */
-export function useKeyInput(handler: (input: string, key: Key) => void, enabled = true): void {
+export function useKeyInput(handler: (input: string, key: Key) => void): void {
   const active = useActive();
-  const latest = useRef({ handler, on: enabled && active });
-  latest.current = { handler, on: enabled && active };
+  const latest = useRef({ handler, on: active });
+  latest.current = { handler, on: active };
   useInput(
     useCallback((input: string, key: Key) => {
       if (latest.current.on) latest.current.handler(input, key);
@@ -99,14 +99,14 @@ export function T({ tone = 'plain', bold, wrap, children }: { tone?: Tone; bold?
 }
 
 /** One row of a list: a marker on the selected row (and reverse video when colour is on). */
-export function Row({ selected, focused = true, children }: { selected: boolean; focused?: boolean; children: ReactNode }) {
+export function Row({ selected, focused = true, children }: { selected: boolean; focused?: boolean; children: string }) {
   const { color } = useExplorer();
   const on = selected && focused;
   const marker = selected ? (focused ? '› ' : '· ') : '  ';
   return (
     <Text wrap="truncate-end" inverse={color && on} bold={on}>
-      {/* one string when it can be, so truncation cuts the line instead of wrapping it */}
-      {typeof children === 'string' ? `${marker}${children}` : [marker, children]}
+      {/* one string, so truncation cuts the line instead of wrapping it */}
+      {`${marker}${children}`}
     </Text>
   );
 }
@@ -119,7 +119,7 @@ export function windowOf(count: number, cursor: number, height: number): [number
 }
 
 /** A titled, scrolling list. */
-export function ListPane<I>({ title, items, cursor, height, focused = true, render, empty }: { title: string; items: I[]; cursor: number; height: number; focused?: boolean; render: (item: I) => ReactNode; empty?: string }) {
+export function ListPane<I>({ title, items, cursor, height, focused = true, render, empty }: { title: string; items: I[]; cursor: number; height: number; focused?: boolean; render: (item: I) => string; empty?: string }) {
   const [start, end] = windowOf(items.length, cursor, height - 1);
   return (
     <Box flexDirection="column">
@@ -136,7 +136,7 @@ export function ListPane<I>({ title, items, cursor, height, focused = true, rend
   );
 }
 
-/** Cursor movement shared by lists: arrows, j/k, page up/down, g/G are not used (g opens graphs). */
+/** Cursor movement shared by lists: arrows, j/k, page up/down. */
 export function moved(cursor: number, count: number, input: string, key: { upArrow: boolean; downArrow: boolean; pageUp: boolean; pageDown: boolean }, page = 10): number {
   if (count === 0) return 0;
   if (key.upArrow || input === 'k') return Math.max(0, cursor - 1);

@@ -45,13 +45,14 @@ describe('Programs and Package screens', () => {
     ui.unmount();
   });
 
-  it('shows the help with ? and closes it with ?', async () => {
+  it('shows the help with ? and closes it with ?, back to the screen as it was', async () => {
     const ui = explore(compiled.catalog);
     await ui.until('Runtime packages');
-    await ui.press('?');
+    await ui.press('j', '?');
     expect(await ui.until('Keys')).toContain('Household   c on a package');
+    expect(ui.frame()).not.toContain('Runtime packages');
     await ui.press('?');
-    await ui.until('Runtime packages');
+    await ui.until((f) => selectedLine(f).includes('us-ca/ca-snap'));
     ui.unmount();
   });
 });
