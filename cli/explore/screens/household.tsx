@@ -1,7 +1,7 @@
 import { Box, type Key } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { TraceEntry } from '../../../compiler/runtime/calculate.js';
-import { indexGraph, treeLines } from '../dependency-tree.js';
+import { type GraphIndex, indexGraph, treeLines } from '../dependency-tree.js';
 import { graphOf } from '../graph-lookup.js';
 import { type FormField, formatValue, formRequest, type HouseholdForm, nextValue, parseTyped, sampleForm, stepOf, withValue } from '../household-form.js';
 import type { CalculateResponse } from '../source.js';
@@ -21,7 +21,7 @@ interface OutputLine {
 }
 
 /** One line per output, and under each open output its trace tree. */
-function outputLines(detail: { default_outputs: string[]; outputs: { name: string; legal_id?: string }[] }, result: CalculateResponse | undefined, previous: Record<string, unknown> | undefined, form: HouseholdForm, index: ReturnType<typeof indexGraph> | undefined, open: Set<string>): OutputLine[] {
+function outputLines(detail: { default_outputs: string[]; outputs: { name: string; legal_id?: string }[] }, result: CalculateResponse | undefined, previous: Record<string, unknown> | undefined, form: HouseholdForm, index: GraphIndex | string, open: Set<string>): OutputLine[] {
   const trace = (result?.trace ?? []) as TraceEntry[];
   const byRule = new Map<string, TraceEntry[]>();
   for (const t of trace) byRule.set(t.rule_id, [...(byRule.get(t.rule_id) ?? []), t]);
@@ -32,7 +32,11 @@ function outputLines(detail: { default_outputs: string[]; outputs: { name: strin
     const value = result?.outputs[name];
     const was = previous && name in previous && JSON.stringify(previous[name]) !== JSON.stringify(value) ? `  (was ${formatValue(previous[name])})` : '';
     lines.push({ key: name, depth: 0, text: `${open.has(name) ? '▾' : '▸'} ${name} = ${result ? formatValue(value) : '…'}${was}`, ruleId: legalId, output: name });
-    if (!open.has(name) || !legalId || !index) continue;
+    if (!open.has(name)) continue;
+    if (!legalId || typeof index === 'string') {
+      lines.push({ key: `${name}>`, depth: 1, text: `no trace tree: ${legalId ? index : 'the package names no rule for this output'}` });
+      continue;
+    }
     for (const l of treeLines(index, [legalId], (_key, _id, first) => first).slice(1)) {
       const entries = byRule.get(l.id);
       let text: string;
@@ -56,8 +60,12 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   const { source, push, rows, columns, setTyping } = useExplorer();
   const { data, error } = useLoad(async () => {
     const detail = await source.packageDetail(jurisdiction, programId);
-    const graph = await graphOf(source, jurisdiction, programId).catch(() => undefined);
-    return { detail, index: graph && indexGraph(graph) };
+    // without the graph the outputs still calculate; their traces say why they cannot open
+    const graph = await graphOf(source, jurisdiction, programId).then(
+      (g) => ({ index: indexGraph(g), graphError: undefined }),
+      (err: Error) => ({ index: undefined, graphError: err.message }),
+    );
+    return { detail, ...graph };
   }, [source, jurisdiction, programId]);
   const [form, setForm] = useState<HouseholdForm | undefined>();
   const [calc, setCalc] = useState<{ result?: CalculateResponse; previous?: Record<string, unknown>; error?: string; busy: boolean }>({ busy: false });
@@ -93,7 +101,7 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   }, [source, form]);
 
   const fields = form?.fields ?? [];
-  const lines = data && form ? outputLines(data.detail, calc.result, calc.previous, form, data.index, open) : [];
+  const lines = data && form ? outputLines(data.detail, calc.result, calc.previous, form, data.index ?? data.graphError, open) : [];
   const field: FormField | undefined = fields[cursors.inputs];
   const set = (value: unknown) => {
     setProblem(undefined);
