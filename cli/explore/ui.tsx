@@ -78,7 +78,14 @@ export function useTerminalSize(): { columns: number; rows: number } {
   const read = () => ({ columns: stdout.columns || 100, rows: stdout.rows || 30 });
   const [size, setSize] = useState(read);
   useEffect(() => {
-    const onResize = () => setSize(read());
+    let columns = stdout.columns;
+    const onResize = () => {
+      // a narrower terminal re-wraps the lines already shown, more than Ink knows to erase: clear
+      // the screen; the new size changes the frame, which Ink then writes whole
+      if (stdout.isTTY && stdout.columns < columns) stdout.write('\u001b[2J\u001b[3J\u001b[H');
+      columns = stdout.columns;
+      setSize(read());
+    };
     stdout.on('resize', onResize);
     return () => void stdout.off('resize', onResize);
   }, [stdout]);

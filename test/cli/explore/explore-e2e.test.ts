@@ -107,7 +107,7 @@ describe('rules explore in a terminal', () => {
     expect(await t.exitCode()).toBe(0);
   });
 
-  it('adapts to a narrow terminal and colours nothing under NO_COLOR', { timeout: 120_000 }, async () => {
+  it('adapts to a narrow terminal and to resizes, and colours nothing under NO_COLOR', { timeout: 120_000 }, async () => {
     terminal = new Terminal();
     const t = terminal;
     await t.start(['--url', served.url, '--key', KEY], { columns: 80, rows: 24 });
@@ -122,6 +122,12 @@ describe('rules explore in a terminal', () => {
     // narrow: outputs above inputs instead of beside them
     const lines = screen.split('\n');
     expect(lines.findIndex((l) => l.startsWith('Inputs'))).toBeGreaterThan(lines.findIndex((l) => l.startsWith('Outputs')));
+    // wider: side by side; narrower again: stacked, the frame redrawn whole from the top
+    await t.resize(120, 24);
+    await t.until(/^Outputs \(6\) +Inputs/m);
+    await t.resize(80, 24);
+    const redrawn = await t.until((s) => /^Inputs/m.test(s));
+    expect(redrawn.split('\n').slice(0, 2)).toEqual([`rules explore ${served.url}`, 'Programs › us-ca/ca-snap']);
     await t.keys('q');
     expect(await t.exitCode()).toBe(0);
   });

@@ -37,6 +37,10 @@ export class Terminal {
     await this.tmux('send-keys', '-t', 'explore', '-l', text);
   }
 
+  async resize(columns: number, rows: number): Promise<void> {
+    await this.tmux('resize-window', '-t', 'explore', '-x', String(columns), '-y', String(rows));
+  }
+
   /** The screen; with `escapes`, its colour and style sequences too. */
   async screen(escapes = false): Promise<string> {
     return (await this.tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', 'explore')).stdout;
