@@ -104,7 +104,8 @@ function reportCompilation(catalog: Catalog, options: ExploreOptions): void {
   for (const f of failures) process.stderr.write(`rules explore: warning: ${f.file}: ${f.jurisdiction}/${f.program_id} did not compile: ${f.error}\n`);
   for (const m of moduleErrors) process.stderr.write(`rules explore: warning: ${m.file}: skipped: ${m.error}\n`);
   if (!catalog.packages.length && options.root) {
-    throw new UsageError(`--root ${options.root.join(', ')}: no program compiled (program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml)`);
+    const why = failures.length ? `${failures.length} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml';
+    throw new UsageError(`--root ${options.root.join(', ')}: no program compiled (${why})`);
   }
 }
 

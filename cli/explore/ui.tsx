@@ -57,7 +57,13 @@ export function useKeyInput(handler: (input: string, key: Key) => void): void {
   latest.current = { handler, on: active };
   useInput(
     useCallback((input: string, key: Key) => {
-      if (latest.current.on) latest.current.handler(input, key);
+      if (!latest.current.on) return;
+      // keys typed faster than they are read arrive as one input ("jj", "2400\r"): one at a time
+      const keys = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b') ? [...input] : [input];
+      for (const k of keys) {
+        if (keys.length === 1) latest.current.handler(k, key);
+        else latest.current.handler(k === '\r' ? '' : k, { ...key, return: k === '\r' });
+      }
     }, []),
   );
 }

@@ -119,15 +119,13 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   );
   /** A key while a field is edited: typed text, Backspace, Enter sets, Esc cancels. */
   const editKey = (input: string, key: Key) => {
-    const text = edit.current!;
     if (key.escape) return setEdit(undefined);
-    if (key.return) {
-      setEdit(undefined);
-      const parsed = parseTyped(field!, text);
-      return 'error' in parsed ? setProblem(parsed.error) : set(parsed.value);
-    }
-    if (key.backspace || key.delete) return setEdit(text.slice(0, -1));
-    if (input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) setEdit(text + input);
+    if (key.backspace || key.delete) return setEdit(edit.current!.slice(0, -1));
+    const text = edit.current!;
+    if (!key.return) return setEdit(key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow ? text : text + input.replace(/[\u0000-\u001f\u007f]/g, ''));
+    setEdit(undefined);
+    const parsed = parseTyped(field!, text);
+    return 'error' in parsed ? setProblem(parsed.error) : set(parsed.value);
   };
   useKeyInput(
     (input, key) => {

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CalculateRequest } from '../../../compiler/4-package/package-types.js';
 import { serve, type Served } from '../../daemon.js';
@@ -140,5 +143,21 @@ describe('rules explore in a terminal', () => {
     expect(await t.screen(true)).toMatch(/\u001b\[[0-9;]*(3[0-8]|9[0-7])(;[0-9;]*)?m/);
     await t.keys('q');
     expect(await t.exitCode()).toBe(0);
+  });
+
+  it('compiles --root folders for the run, and says so when they hold no program', { timeout: 120_000 }, async () => {
+    terminal = new Terminal();
+    const t = terminal;
+    await t.start(['--root', 'rulespec']);
+    expect(await t.until('Runtime packages', 60_000)).toContain('rules explore compiled for this run from rulespec');
+    await t.keys('q');
+    expect(await t.exitCode()).toBe(0);
+    await t.close();
+
+    terminal = new Terminal();
+    const empty = mkdtempSync(path.join(tmpdir(), 'rules-explore-root-'));
+    await terminal.start(['--root', empty]);
+    expect(await terminal.exitCode(60_000)).toBe(2);
+    expect((await terminal.screen()).replace(/\n/g, '')).toContain(`rules: --root ${empty}: no program compiled (program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml)`);
   });
 });

@@ -42,8 +42,8 @@ describe('Household screen', () => {
     let frame = await ui.until(`snap_allotment = ${outputs.snap_allotment}`);
     expect(frame).toContain('household.snap_earned_income = 1600 USD');
     expect(frame).toContain(`snap_net_income = ${outputs.snap_net_income}  (was ${expected({}).snap_net_income})`);
-    // Enter edits the number; the typed value replaces it
-    await ui.press(KEY.enter, KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, '2', '9', '0', '0', KEY.enter);
+    // Enter edits the number; the typed value replaces it (typing and Enter may come in one read)
+    await ui.press(KEY.enter, KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, '29', '00\r');
     outputs = expected({ snap_earned_income: 2900 });
     frame = await ui.until('household.snap_earned_income = 2900 USD');
     await ui.until(`snap_allotment = ${outputs.snap_allotment}`);

@@ -17,8 +17,9 @@ describe('Programs and Package screens', () => {
   it('opens the selected package with Enter, shows its outputs and inputs, and goes back with Esc', async () => {
     const ui = explore(compiled.catalog);
     await ui.until('Runtime packages');
-    await ui.press('j', 'j');
-    expect(selectedLine(ui.frame())).toContain('us-co/co-snap');
+    // two keys read at once still move twice
+    await ui.press('jj');
+    await ui.until((f) => selectedLine(f).includes('us-co/co-snap'));
     await ui.press(KEY.enter);
     const frame = await ui.until('Programs › us-co/co-snap');
     expect(frame).toContain('SNAP (US-CO)');

@@ -17,12 +17,13 @@ export class Terminal {
     return execa('tmux', ['-L', this.socket, ...args], { env: cleanEnv(), extendEnv: false });
   }
 
-  /** Starts `rules explore <args>` in a `columns`×`rows` terminal; its exit status goes to a file.
+  /** Starts `rules explore <args>` in a `columns`×`rows` terminal; its exit status goes to a file,
+   *  and the terminal stays (until close) so what it printed last can be read.
    *  The environment is the test's without RULES_* settings, and without colour unless `color`. */
   async start(args: string[], options: { color?: boolean; columns?: number; rows?: number } = {}): Promise<void> {
     const env = cleanEnv();
     if (options.color) delete env.NO_COLOR;
-    const command = `cd ${quote(PROJECT)} && ${quote(process.execPath)} ${quote(CLI)} explore ${args.map(quote).join(' ')}; echo EXIT:$? > ${quote(this.exitFile)}`;
+    const command = `cd ${quote(PROJECT)} && ${quote(process.execPath)} ${quote(CLI)} explore ${args.map(quote).join(' ')}; echo EXIT:$? > ${quote(this.exitFile)}; sleep 60`;
     // the session's own server starts here, so the command inherits exactly this environment
     await execa('tmux', ['-L', this.socket, 'new-session', '-d', '-s', 'explore', '-x', String(options.columns ?? 120), '-y', String(options.rows ?? 40), command], { env, extendEnv: false });
   }
