@@ -7,16 +7,17 @@ import { BUNDLED_ROOT } from '../compiler/project.js';
 import { Workspace } from '../compiler/workspace.js';
 import { Catalog } from '../server/runtime/catalog.js';
 
-// Commands that calculate in-process (parity, validate) run on a compiled output tree: the one
-// given with --compiled, or the bundled encodings compiled into a scratch folder for the run.
+// Commands that calculate in-process (parity, validate, explore) run on a compiled output tree:
+// the one given with --compiled, or encoding roots (the bundled ones unless `roots` are given)
+// compiled into a scratch folder for the run.
 
-export async function withLocalCatalog<T>(compiled: string | undefined, use: (catalog: Catalog) => T | Promise<T>): Promise<T> {
+export async function withLocalCatalog<T>(compiled: string | undefined, use: (catalog: Catalog) => T | Promise<T>, roots: string[] = [BUNDLED_ROOT]): Promise<T> {
   let dir = compiled;
   let scratch: string | undefined;
   if (!dir) {
     scratch = mkdtempSync(path.join(tmpdir(), 'rules-local-'));
     dir = path.join(scratch, 'compiled');
-    const workspace = new Workspace([BUNDLED_ROOT], defaultProgramsDirs([BUNDLED_ROOT]));
+    const workspace = new Workspace(roots, defaultProgramsDirs(roots));
     writeOutputTree(dir, workspace.build(), { durationMs: 0 }, { fullSweep: true });
   }
   try {

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, UsageError } from './exit-codes.js';
 import { registerCompile } from './commands/compile.js';
+import { registerExplore } from './commands/explore.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerParity } from './commands/parity.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerValidate(program);
   registerKeys(program);
   registerMcp(program);
+  registerExplore(program);
   return program;
 }
 
