@@ -42,7 +42,9 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   const given = args.includes('--data-dir') ? args[args.indexOf('--data-dir') + 1] : env.RULES_DATA_DIR;
   const dataDir = given ?? options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'rules-daemon-'));
   if (!given) args.push('--data-dir', dataDir);
-  const child = execa(process.execPath, [CLI, 'serve', ...args], { cwd: PROJECT, env, extendEnv: false, reject: false, all: true });
+  // a stop is the daemon's own (execa's default SIGKILL 5 s after a signal would hide a slow stop
+  // on a loaded machine as a crash); a stop that hangs still fails, at 20 s
+  const child = execa(process.execPath, [CLI, 'serve', ...args], { cwd: PROJECT, env, extendEnv: false, reject: false, all: true, forceKillAfterDelay: 20_000 });
   let output = '';
   child.all!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   let exited = false;
