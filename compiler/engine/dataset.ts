@@ -20,20 +20,21 @@ interface TupleRecord {
 const RELATION_MARK = '#relation.';
 
 export class Dataset {
-  /** Records by `slot \0 entity` (one flat map: datasets are built per request). */
-  private readonly inputs = new Map<string, InputRecord[]>();
+  /** Records by slot, then entity id (nested so that lookups never build a key string). */
+  private readonly inputs = new Map<string, Map<string, InputRecord[]>>();
   private readonly tuples = new Map<string, TupleRecord[]>();
 
   addInput(slot: string, entity: string, value: Value, interval: { start: number; end: number }): void {
-    const key = `${slot}\u0000${entity}`;
-    const records = this.inputs.get(key);
+    let bySlot = this.inputs.get(slot);
+    if (!bySlot) this.inputs.set(slot, (bySlot = new Map()));
+    const records = bySlot.get(entity);
     if (records) records.push({ start: interval.start, end: interval.end, value });
-    else this.inputs.set(key, [{ start: interval.start, end: interval.end, value }]);
+    else bySlot.set(entity, [{ start: interval.start, end: interval.end, value }]);
   }
 
   /** The input's value covering the whole period: the latest start wins, the first given on ties. */
   input(slot: string, entity: string, period: Period): Value | undefined {
-    const records = this.inputs.get(`${slot}\u0000${entity}`);
+    const records = this.inputs.get(slot)?.get(entity);
     if (!records) return undefined;
     let best: InputRecord | undefined;
     for (const r of records) {

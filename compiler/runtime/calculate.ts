@@ -1,5 +1,6 @@
-import { Evaluation, EvaluationError } from '../engine/evaluate.js';
-import { Day, Decimal, toJson, type Value } from '../engine/values.js';
+import { type EngineName, startEvaluation } from '../engine/engine.js';
+import { EvaluationError } from '../engine/evaluate.js';
+import { Day, Decimal, toJson } from '../engine/values.js';
 import type { CalculateRequest } from '../4-package/package-types.js';
 import { HouseholdError, prepareHousehold } from './household.js';
 import type { LoadedPackage } from './loaded-package.js';
@@ -38,11 +39,6 @@ function resolveOutput(loaded: LoadedPackage, name: string): Target | undefined 
   return param !== undefined ? { kind: 'param', index: param } : undefined;
 }
 
-function jsonValue(v: Value | string, judgment: boolean): unknown {
-  if (judgment) return v === 'holds' ? true : v === 'not_holds' ? false : null;
-  return toJson(v as Value);
-}
-
 const month = (day: number) => {
   const d = new Date(day * 86_400_000);
   if (d.getUTCDate() > 1) d.setUTCMonth(d.getUTCMonth() + 1, 1);
@@ -58,7 +54,14 @@ function coverageWarnings(pkg: LoadedPackage['pkg'], start: number): string[] {
   ];
 }
 
-export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: { deadline?: number } = {}): CalculationResult {
+export interface CalculateOptions {
+  /** Wall-clock limit, ms since the epoch. */
+  deadline?: number;
+  /** The interpreter is the reference the compiled engine is tested and measured against. */
+  engine?: EngineName;
+}
+
+export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: CalculateOptions = {}): CalculationResult {
   const { pkg, executable: exec } = loaded;
   const variables = request.variables ?? pkg.default_outputs;
   const targets = variables.map((name, i) => {
@@ -67,14 +70,14 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     return t;
   });
   const prepared = prepareHousehold(loaded, request.household);
-  const evaluation = new Evaluation(exec, prepared.dataset, prepared.period, { trace: true, deadline: options.deadline });
+  const evaluation = startEvaluation(options.engine ?? 'interpreter', exec, prepared.dataset, prepared.period, { trace: true, deadline: options.deadline });
   const outputs: Record<string, unknown> = {};
   try {
     targets.forEach((t, i) => {
       if (t.kind === 'rule') {
         const rule = exec.rules[t.index];
         const ids = prepared.instancesOf(rule.entity);
-        const values = ids.map((id) => jsonValue(evaluation.rule(t.index, id) as Value, rule.judgment));
+        const values = ids.map((id) => evaluation.json(evaluation.rule(t.index, id), rule.judgment));
         outputs[variables[i]] = ids.length === 1 && ids[0] === prepared.mainId ? values[0] : Object.fromEntries(ids.map((id, k) => [id, values[k]]));
       } else {
         const param = exec.parameters[t.index];
@@ -105,7 +108,7 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
   }
   const trace = (evaluation.trace ?? []).map((step): TraceEntry => {
     const rule = exec.rules[step.rule];
-    return { rule_id: rule.id, variable: rule.name, value: jsonValue(step.result as Value, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
+    return { rule_id: rule.id, variable: rule.name, value: evaluation.json(step.result, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
   });
   return { period: prepared.periodLabel, outputs, trace, warnings: [...prepared.warnings, ...coverageWarnings(pkg, prepared.period.start)] };
 }
