@@ -31,7 +31,7 @@ function vary(input, sampleValue, rand) {
     case 'Bool':
     case 'boolean':
     case 'bool':
-      return rand() < 0.3;
+      return rand() < 0.2;
     case 'Text':
     case 'String':
     case 'text':

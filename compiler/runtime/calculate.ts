@@ -59,6 +59,8 @@ export interface CalculateOptions {
   deadline?: number;
   /** The compiled engine unless told otherwise; the interpreter is the reference it is tested and measured against. */
   engine?: EngineName;
+  /** Record the trace (default true). */
+  trace?: boolean;
 }
 
 export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: CalculateOptions = {}): CalculationResult {
@@ -70,7 +72,7 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     return t;
   });
   const prepared = prepareHousehold(loaded, request.household);
-  const evaluation = startEvaluation(options.engine ?? 'compiled', exec, prepared.dataset, prepared.period, { trace: true, deadline: options.deadline });
+  const evaluation = startEvaluation(options.engine ?? 'compiled', exec, prepared.dataset, prepared.period, { trace: options.trace ?? true, deadline: options.deadline });
   const outputs: Record<string, unknown> = {};
   try {
     targets.forEach((t, i) => {
