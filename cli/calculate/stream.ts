@@ -157,7 +157,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
 /** The summary as a few readable lines. */
 export function describeSummary(s: StreamSummary): string {
   const lines = [
-    `${s.households.toLocaleString('en-US')} households in ${formatDuration(s.duration_ms)} (${s.households_per_s.toLocaleString('en-US')}/s on ${s.workers} worker${s.workers > 1 ? 's' : ''}): ${s.ok.toLocaleString('en-US')} calculated, ${s.failed.toLocaleString('en-US')} failed → ${s.output === '-' ? 'stdout' : s.output}`,
+    `${s.households.toLocaleString('en-US')} household${s.households === 1 ? '' : 's'} in ${formatDuration(s.duration_ms)} (${s.households_per_s.toLocaleString('en-US')}/s on ${s.workers} worker${s.workers > 1 ? 's' : ''}): ${s.ok.toLocaleString('en-US')} calculated, ${s.failed.toLocaleString('en-US')} failed → ${s.output === '-' ? 'stdout' : s.output}`,
   ];
   if (s.blank_lines) lines.push(`skipped ${s.blank_lines} blank line${s.blank_lines > 1 ? 's' : ''}`);
   const shown = s.errors.slice(0, ERRORS_SHOWN);
