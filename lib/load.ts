@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { RuntimePackage } from '../compiler/4-package/package-types.js';
-import { readManifest } from '../compiler/5-emit/output-tree.js';
+import { readManifest } from '../compiler/5-emit/manifest.js';
 import { LoadedPackage } from '../compiler/runtime/loaded-package.js';
 
 // The library's loadPackage(): a runtime package ready to calculate, from memory or disk.

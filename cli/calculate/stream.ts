@@ -40,6 +40,8 @@ export interface StreamSummary {
   duration_ms: number;
   households_per_s: number;
   workers: number;
+  /** The process's peak resident memory, worker threads included. */
+  peak_rss_mb: number;
 }
 
 /** Input text as lines, with backpressure: the next chunk is read only when the lines are taken. */
@@ -101,7 +103,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   outError.catch(() => undefined);
   const setup: WorkerSetup = { pkg: loaded.pkg, variables: options.variables, trace: options.trace, input: inputFormat, output: outputFormat, columns, timeoutMs: options.timeoutMs };
   const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, workerData: setup, minThreads: options.workers, maxThreads: options.workers, idleTimeout: 1000 });
-  const summary: StreamSummary = { input: options.input, output: options.output ?? '-', households: 0, ok: 0, failed: 0, blank_lines: 0, errors: [], duration_ms: 0, households_per_s: 0, workers: options.workers };
+  const summary: StreamSummary = { input: options.input, output: options.output ?? '-', households: 0, ok: 0, failed: 0, blank_lines: 0, errors: [], duration_ms: 0, households_per_s: 0, workers: options.workers, peak_rss_mb: 0 };
   const progress = new ProgressLine();
   const started = performance.now();
   const show = (force = false) => {
@@ -151,13 +153,14 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   }
   summary.duration_ms = Math.round(performance.now() - started);
   summary.households_per_s = Math.round(summary.households / Math.max(0.001, summary.duration_ms / 1000));
+  summary.peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
   return summary;
 }
 
 /** The summary as a few readable lines. */
 export function describeSummary(s: StreamSummary): string {
   const lines = [
-    `${s.households.toLocaleString('en-US')} household${s.households === 1 ? '' : 's'} in ${formatDuration(s.duration_ms)} (${s.households_per_s.toLocaleString('en-US')}/s on ${s.workers} worker${s.workers > 1 ? 's' : ''}): ${s.ok.toLocaleString('en-US')} calculated, ${s.failed.toLocaleString('en-US')} failed → ${s.output === '-' ? 'stdout' : s.output}`,
+    `${s.households.toLocaleString('en-US')} household${s.households === 1 ? '' : 's'} in ${formatDuration(s.duration_ms)} (${s.households_per_s.toLocaleString('en-US')}/s on ${s.workers} worker${s.workers > 1 ? 's' : ''}, peak memory ${s.peak_rss_mb} MiB): ${s.ok.toLocaleString('en-US')} calculated, ${s.failed.toLocaleString('en-US')} failed → ${s.output === '-' ? 'stdout' : s.output}`,
   ];
   if (s.blank_lines) lines.push(`skipped ${s.blank_lines} blank line${s.blank_lines > 1 ? 's' : ''}`);
   const shown = s.errors.slice(0, ERRORS_SHOWN);
