@@ -1,10 +1,12 @@
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { once } from 'node:events';
+import path from 'node:path';
 import { Piscina } from 'piscina';
 import type { Writable } from 'node:stream';
 import type { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { formatDuration, ProgressLine } from '../output.js';
 import { UsageError } from '../exit-codes.js';
+import { isOsError, osReason, requireFolder } from '../os-errors.js';
 import { csvHeader, formatOf, type LineFormat, parseCsvLine } from './rows.js';
 import type { Batch, BatchResult, WorkerSetup } from './worker.js';
 
@@ -79,6 +81,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   const inputFormat: LineFormat = options.input === '-' ? 'jsonl' : formatOf(options.input);
   const outputFormat: LineFormat = options.output ? formatOf(options.output) : 'jsonl';
   if (outputFormat === 'csv' && options.trace) throw new UsageError('--trace needs JSON Lines output (a trace does not fit in a CSV row)');
+  if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
   const totalBytes = options.input === '-' ? undefined : statSync(options.input).size;
   const source = options.input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(options.input, { encoding: 'utf8' });
   let bytes = 0;
@@ -99,8 +102,17 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   }
 
   const out: Writable = options.output ? createWriteStream(options.output) : process.stdout;
-  const outError = new Promise<never>((_, reject) => out.once('error', reject));
-  outError.catch(() => undefined);
+  // a write error (disk full, closed pipe) is kept and raised at the next batch; `once` rejects on it while waiting
+  const failed = (err: unknown) => new UsageError(`--output ${options.output ?? 'stdout'}: ${isOsError(err) ? osReason(err) : String(err)}`);
+  let outFailure: Error | undefined;
+  out.on('error', (err) => (outFailure ??= failed(err)));
+  const written = async (text: string) => {
+    try {
+      await write(out, text);
+    } catch (err) {
+      throw failed(err);
+    }
+  };
   const setup: WorkerSetup = { pkg: loaded.pkg, variables: options.variables, trace: options.trace, input: inputFormat, output: outputFormat, columns, timeoutMs: options.timeoutMs };
   const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, workerData: setup, minThreads: options.workers, maxThreads: options.workers, idleTimeout: 1000 });
   const summary: StreamSummary = { input: options.input, output: options.output ?? '-', households: 0, ok: 0, failed: 0, blank_lines: 0, errors: [], duration_ms: 0, households_per_s: 0, workers: options.workers, peak_rss_mb: 0 };
@@ -115,15 +127,16 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
 
   const inFlight: Promise<BatchResult>[] = [];
   const drainOne = async () => {
-    const result = await Promise.race([inFlight.shift()!, outError]);
+    const result = await inFlight.shift()!;
+    if (outFailure) throw outFailure;
     summary.ok += result.ok;
     summary.failed += result.errors.length;
     for (const e of result.errors) if (summary.errors.length < ERRORS_KEPT) summary.errors.push(e);
-    await Promise.race([write(out, result.text), outError]);
+    await written(result.text);
     show();
   };
   try {
-    if (outputFormat === 'csv') await write(out, csvHeader(options.variables) + '\n');
+    if (outputFormat === 'csv') await written(csvHeader(options.variables) + '\n');
     let batch: Batch = { numbers: [], lines: [] };
     const submit = async () => {
       inFlight.push(pool.run(batch) as Promise<BatchResult>);
@@ -145,7 +158,9 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
     while (inFlight.length) await drainOne();
     if (options.output) {
       out.end();
-      await Promise.race([once(out, 'finish'), outError]);
+      await once(out, 'finish').catch((err) => {
+        throw failed(err);
+      });
     }
   } finally {
     progress.clear();

@@ -78,6 +78,7 @@ describe('rules calculate: one household', () => {
       [['us-co/co-snap', '--household', path.join(dir, 'missing.json')], 'no such file'],
       [['us-co/co-snap', '--household', file('notjson.json', '{')], 'not JSON'],
       [['us-co/co-snap', '--input', path.join(dir, 'missing.jsonl')], 'no such file'],
+      [['us-co/co-snap', '--input', file('one.jsonl', '{}\n'), '--output', path.join(dir, 'no-such-folder', 'out.jsonl')], 'its folder'],
       [['us-co/co-snap', '--no-such-flag'], "unknown option '--no-such-flag'"],
     ];
     for (const [args, message] of cases) {

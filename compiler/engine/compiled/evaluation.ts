@@ -131,16 +131,18 @@ export class CompiledEvaluation {
     if (ids) return ids;
     const relations = this.program.exec.relations;
     const rel = relations[relIndex];
-    const found = new Set<string>();
+    const found: string[] = [];
     if (rel.derived) {
       const d = rel.derived;
       const source = relations[d.source];
       const predicate = this.program.relationPredicates[relIndex]!;
       const candidates = source.derived ? this.relationMembers(d.source, current) : this.slotMembers(source, current, d.currentSlot, d.relatedSlot);
-      for (const m of candidates) if (predicate(this, m, current) === HOLDS) found.add(m);
+      for (const m of candidates) if (predicate(this, m, current) === HOLDS) found.push(m);
     }
-    for (const m of this.slotMembers(rel, current, 1, 0)) found.add(m);
-    ids = [...found].sort();
+    found.push(...this.slotMembers(rel, current, 1, 0));
+    // ascending and de-duplicated, as the interpreter's Set then sort gives them
+    found.sort();
+    ids = found.filter((m, k) => k === 0 || m !== found[k - 1]);
     byCurrent.set(current, ids);
     return ids;
   }
