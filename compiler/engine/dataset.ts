@@ -20,24 +20,28 @@ interface TupleRecord {
 const RELATION_MARK = '#relation.';
 
 export class Dataset {
-  /** Records by slot, then entity id (nested so that lookups never build a key string). */
-  private readonly inputs = new Map<string, Map<string, InputRecord[]>>();
+  /** Records by slot, then entity id (nested so that lookups never build a key string; one record
+   *  is kept as itself, the usual case, and only several make a list). */
+  private readonly inputs = new Map<string, Map<string, InputRecord | InputRecord[]>>();
   private readonly tuples = new Map<string, TupleRecord[]>();
 
   addInput(slot: string, entity: string, value: Value, interval: { start: number; end: number }): void {
     let bySlot = this.inputs.get(slot);
     if (!bySlot) this.inputs.set(slot, (bySlot = new Map()));
-    const records = bySlot.get(entity);
-    if (records) records.push({ start: interval.start, end: interval.end, value });
-    else bySlot.set(entity, [{ start: interval.start, end: interval.end, value }]);
+    const record = { start: interval.start, end: interval.end, value };
+    const given = bySlot.get(entity);
+    if (!given) bySlot.set(entity, record);
+    else if (Array.isArray(given)) given.push(record);
+    else bySlot.set(entity, [given, record]);
   }
 
   /** The input's value covering the whole period: the latest start wins, the first given on ties. */
   input(slot: string, entity: string, period: Period): Value | undefined {
-    const records = this.inputs.get(slot)?.get(entity);
-    if (!records) return undefined;
+    const given = this.inputs.get(slot)?.get(entity);
+    if (!given) return undefined;
+    if (!Array.isArray(given)) return given.start <= period.start && given.end >= period.end ? given.value : undefined;
     let best: InputRecord | undefined;
-    for (const r of records) {
+    for (const r of given) {
       if (r.start <= period.start && r.end >= period.end && (!best || r.start > best.start)) best = r;
     }
     return best?.value;
