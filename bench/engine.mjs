@@ -4,7 +4,8 @@
 //      trace over a prepared household) and the whole calculate() (household adapter, engine,
 //      trace as JSON);
 //   2. the public corpus's Colorado SNAP composition (us-co/policies/cdhs/snap/fy-2026-benefit-
-//      calculation) with its trace over 10,000 households varied from its test cases.
+//      calculation) with its trace over 10,000 households varied from its test cases, each timed
+//      on its own right after its dataset is built (as a calculation does it).
 // Writes bench/results/engine.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -27,16 +28,19 @@ const ENGINES = ['interpreter', 'compiled'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, d = 2) => +x.toFixed(d);
 
-/** Median µs per call of `f`, over `samples` timed batches of `batch` calls (after a warm-up). */
-function time(f, { batch = 1000, samples = 30 } = {}) {
-  for (let i = 0; i < batch * 3; i++) f(i);
-  const per = [];
+/** Median µs per call of each function, over `samples` timed batches of `batch` calls after a
+ *  warm-up; the functions take turns batch by batch so that load from elsewhere hits them alike. */
+function timeTogether(fs, { batch = 1000, samples = 40 } = {}) {
+  for (const f of Object.values(fs)) for (let i = 0; i < batch * 3; i++) f(i);
+  const per = Object.fromEntries(Object.keys(fs).map((k) => [k, []]));
   for (let s = 0; s < samples; s++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) f(i);
-    per.push(Number(process.hrtime.bigint() - t) / batch / 1000);
+    for (const [k, f] of Object.entries(fs)) {
+      const t = process.hrtime.bigint();
+      for (let i = 0; i < batch; i++) f(i);
+      per[k].push(Number(process.hrtime.bigint() - t) / batch / 1000);
+    }
   }
-  return { median_us: round(median(per)), min_us: round(Math.min(...per)), max_us: round(Math.max(...per)) };
+  return Object.fromEntries(Object.entries(per).map(([k, xs]) => [k, { median_us: round(median(xs)), min_us: round(Math.min(...xs)), max_us: round(Math.max(...xs)) }]));
 }
 
 // ---- 1. the bundled Colorado SNAP sample ----
@@ -46,13 +50,21 @@ const prepared = prepareHousehold(co, request.household);
 const exec = co.executable;
 const outputs = request.variables.map((v) => exec.ruleByName.get(v));
 const sample = { package: 'us-co/co-snap (bundled)', rules: exec.rules.length, engine: {}, calculate: {} };
-for (const engine of ENGINES) {
-  sample.engine[engine] = time(() => {
-    const evaluation = startEvaluation(engine, exec, prepared.dataset, prepared.period, { trace: true });
-    for (const r of outputs) evaluation.rule(r, prepared.mainId);
-  });
-  sample.calculate[engine] = time(() => calculate(co, request, { engine }));
-}
+Object.assign(
+  sample.engine,
+  timeTogether(
+    Object.fromEntries(
+      ENGINES.map((engine) => [
+        engine,
+        () => {
+          const evaluation = startEvaluation(engine, exec, prepared.dataset, prepared.period, { trace: true });
+          for (const r of outputs) evaluation.rule(r, prepared.mainId);
+        },
+      ]),
+    ),
+  ),
+);
+Object.assign(sample.calculate, timeTogether(Object.fromEntries(ENGINES.map((engine) => [engine, () => calculate(co, request, { engine })]))));
 sample.engine.speedup = round(sample.engine.interpreter.median_us / sample.engine.compiled.median_us);
 sample.calculate.speedup = round(sample.calculate.interpreter.median_us / sample.calculate.compiled.median_us);
 console.log(`co-snap sample, engine with trace: interpreter ${sample.engine.interpreter.median_us} µs, compiled ${sample.engine.compiled.median_us} µs (${sample.engine.speedup}×)`);
@@ -82,23 +94,17 @@ function varied(c) {
   }
   return { ...c, input };
 }
-/** Batches of 1,000 varied households, prepared (datasets built) outside the timing; the same for both engines. */
-const BATCH = 1000;
-function prepareBatch(b) {
-  const batch = [];
-  for (let i = b * BATCH; i < Math.min(HOUSEHOLDS, (b + 1) * BATCH); i++) {
-    const seed = seeds[i % seeds.length];
-    const c = varied(seed);
-    const period = casePeriod(c.period);
-    const rules = Object.keys(c.output).map((k) => program.ruleById.get(k)).filter((r) => r !== undefined);
-    const id = queryEntityId(c, program.rules[rules[0]].entity, (i % seeds.length) + 1);
-    batch.push({ dataset: buildDataset(program, c, id, period), period, rules, id });
-  }
-  return batch;
+/** A varied household: its dataset (built as calculate() builds one, right before evaluating), period, outputs and id. */
+function prepare(i) {
+  const seed = seeds[i % seeds.length];
+  const c = varied(seed);
+  const period = casePeriod(c.period);
+  const rules = Object.keys(c.output).map((k) => program.ruleById.get(k)).filter((r) => r !== undefined);
+  const id = queryEntityId(c, program.rules[rules[0]].entity, (i % seeds.length) + 1);
+  return { dataset: buildDataset(program, c, id, period), period, rules, id };
 }
-const batches = Math.ceil(HOUSEHOLDS / BATCH);
 const composition = { module: COMPOSITION, rules: program.rules.length, households: HOUSEHOLDS, seeds: seeds.length, errors: {}, trace_steps: {}, engine: {} };
-const perBatch = Object.fromEntries(ENGINES.map((e) => [e, []]));
+const times = Object.fromEntries(ENGINES.map((e) => [e, []]));
 const counts = Object.fromEntries(ENGINES.map((e) => [e, { errors: 0, steps: 0 }]));
 const evaluate = (engine, h) => {
   const evaluation = startEvaluation(engine, program, h.dataset, h.period, { trace: true });
@@ -110,24 +116,21 @@ const evaluate = (engine, h) => {
   }
   return { failed, steps: evaluation.trace.length };
 };
-// warm-up on one batch, then every batch through both engines in turn
-const warm = prepareBatch(0);
-for (const engine of ENGINES) for (let k = 0; k < 3; k++) for (const h of warm) evaluate(engine, h);
-for (let b = 0; b < batches; b++) {
-  const batch = prepareBatch(b);
-  for (const engine of ENGINES) {
+for (let i = 0; i < 3000; i++) for (const engine of ENGINES) evaluate(engine, prepare(i)); // warm-up
+// each household is prepared, then evaluated by both engines (in alternating order), each timed on its own
+for (let i = 0; i < HOUSEHOLDS; i++) {
+  const h = prepare(i);
+  for (const engine of i % 2 ? ENGINES : [...ENGINES].reverse()) {
     const t = process.hrtime.bigint();
-    for (const h of batch) {
-      const { failed, steps } = evaluate(engine, h);
-      counts[engine].errors += failed ? 1 : 0;
-      counts[engine].steps += steps;
-    }
-    perBatch[engine].push(Number(process.hrtime.bigint() - t) / batch.length / 1000);
+    const { failed, steps } = evaluate(engine, h);
+    times[engine].push(Number(process.hrtime.bigint() - t) / 1000);
+    counts[engine].errors += failed ? 1 : 0;
+    counts[engine].steps += steps;
   }
 }
 for (const engine of ENGINES) {
-  const per = perBatch[engine];
-  composition.engine[engine] = { median_us: round(median(per)), min_us: round(Math.min(...per)), max_us: round(Math.max(...per)) };
+  const per = times[engine];
+  composition.engine[engine] = { median_us: round(median(per)), mean_us: round(per.reduce((a, b) => a + b, 0) / per.length), p90_us: round([...per].sort((a, b) => a - b)[Math.floor(per.length * 0.9)]) };
   composition.errors[engine] = counts[engine].errors;
   composition.trace_steps[engine] = Math.round(counts[engine].steps / HOUSEHOLDS);
 }
