@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
+import { resolveOutput } from '../../compiler/runtime/calculate.js';
 import type { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { listPrograms, loadPackage, PackageLoadError } from '../../lib/load.js';
 import { type CalculateResponse, calculateResponse } from '../../server/calculation.js';
@@ -57,6 +58,8 @@ Exit status: 0 calculated, 1 the household (or some --input line) failed, 2 usag
       const workers = flags.workers === undefined ? availableParallelism() : Number(flags.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`--workers ${flags.workers}: must be a whole number of at least 1`);
       const loaded = await packageFor(`${jurisdiction}/${programId}`, flags);
+      const unknown = (flags.var ?? []).filter((name) => !resolveOutput(loaded, name));
+      if (unknown.length) throw new UsageError(`--var ${unknown.join(', ')}: not an output of ${jurisdiction}/${programId} (outputs: ${loaded.pkg.outputs.map((o) => o.name).join(', ')})`);
       const variables = flags.var ?? loaded.pkg.default_outputs;
       if (flags.input) {
         if (flags.input !== '-') requireFile(flags.input, '--input');
@@ -117,10 +120,15 @@ function readHousehold(source: string | undefined, loaded: LoadedPackage): { hou
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--household ${source}: must be a JSON object (a household)`);
   const body = value as Record<string, unknown>;
-  if (typeof body.household === 'object' && body.household !== null && !Array.isArray(body.household)) {
-    return { household: body.household as Record<string, unknown>, variables: Array.isArray(body.variables) ? (body.variables as string[]) : undefined };
+  if (typeof body.household !== 'object' || body.household === null || Array.isArray(body.household)) return { household: body };
+  // a whole request body: its program must be this one, its variables a list of names
+  const program = `${loaded.pkg.jurisdiction}/${loaded.pkg.program_id}`;
+  for (const key of ['jurisdiction', 'program_id'] as const) {
+    if (body[key] !== undefined && body[key] !== loaded.pkg[key]) throw new UsageError(`--household ${source}: its ${key} is ${JSON.stringify(body[key])}, but the program calculated is ${program}`);
   }
-  return { household: body };
+  const variables = body.variables;
+  if (variables !== undefined && !(Array.isArray(variables) && variables.every((v) => typeof v === 'string'))) throw new UsageError(`--household ${source}: variables must be a list of output names`);
+  return { household: body.household as Record<string, unknown>, variables };
 }
 
 function single(loaded: LoadedPackage, defaultVariables: string[], flags: CalculateFlags): void {

@@ -30,7 +30,8 @@ export class OutputError extends Error {}
 
 type Target = { kind: 'rule' | 'param'; index: number };
 
-function resolveOutput(loaded: LoadedPackage, name: string): Target | undefined {
+/** What an output name (a rule or parameter name or id, or an output alias) calculates; none when the package has no such output. */
+export function resolveOutput(loaded: LoadedPackage, name: string): Target | undefined {
   const exec = loaded.executable;
   const canonical = loaded.pkg.output_aliases[name] ?? name;
   const rule = exec.ruleByName.get(canonical) ?? exec.ruleById.get(canonical);

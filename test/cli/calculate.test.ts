@@ -47,6 +47,12 @@ describe('rules calculate: one household', () => {
     expect(Object.keys(body)).toEqual(['engine', 'runtime', 'program_id', 'jurisdiction', 'period', 'outputs', 'trace', 'warnings']);
   });
 
+  it("takes a whole POST /v1/calculate body (its household and variables), such as a package's sample_request", async () => {
+    const res = await rules(['us-co/co-snap', '--household', file('request.json', JSON.stringify({ ...co.sample_request, variables: ['snap_net_income'] })), '--json']);
+    expect(res.exitCode).toBe(0);
+    expect(JSON.parse(res.stdout).outputs).toEqual({ snap_net_income: calculate(loadPackage(co), co.sample_request).outputs.snap_net_income });
+  });
+
   it('reads the household from stdin, takes --var, shows the trace, and passes the warnings on', async () => {
     const household = { period: '2028-03', facts: { household_size: 2, snap_earned_income: 1000 } };
     const res = await rules(['us-co/co-snap', '--household', '-', '--var', 'snap_net_income', '--trace'], JSON.stringify(household));
@@ -80,6 +86,8 @@ describe('rules calculate: one household', () => {
       [['us-co/co-snap', '--input', path.join(dir, 'missing.jsonl')], 'no such file'],
       [['us-co/co-snap', '--input', file('one.jsonl', '{}\n'), '--output', path.join(dir, 'no-such-folder', 'out.jsonl')], 'its folder'],
       [['us-co/co-snap', '--no-such-flag'], "unknown option '--no-such-flag'"],
+      [['us-co/co-snap', '--var', 'snap_alotment'], '--var snap_alotment: not an output of us-co/co-snap'],
+      [['us-co/co-snap', '--household', file('other.json', JSON.stringify({ jurisdiction: 'us-ny', program_id: 'ny-snap', household: {} }))], 'its jurisdiction is "us-ny", but the program calculated is us-co/co-snap'],
     ];
     for (const [args, message] of cases) {
       const res = await rules(args);
