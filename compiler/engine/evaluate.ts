@@ -1,6 +1,6 @@
 import type { ExecRule, ExecVersion, Executable, JudgmentExpr, Relation, ScalarExpr } from '../3-lower/ir.js';
 import type { Dataset } from './dataset.js';
-import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome } from './logic.js';
+import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, outcomeJson } from './logic.js';
 import { type Period, periodLabel } from './period.js';
 import { Day, Decimal, formatValue, kindOf, toJson, type Value, ZERO } from './values.js';
 
@@ -140,7 +140,7 @@ export class Evaluation {
 
   /** A rule result's JSON form: numbers as `toJson` gives them, judgments as true/false/null. */
   json(result: Result, judgment: boolean): unknown {
-    if (judgment) return result === HOLDS ? true : result === NOT_HOLDS ? false : null;
+    if (judgment) return outcomeJson(result);
     return toJson(result as Value);
   }
 

@@ -1,7 +1,7 @@
 import type { Executable, Relation } from '../../3-lower/ir.js';
 import type { Dataset } from '../dataset.js';
 import { EvaluationError, latestVersion, nextStart, type Result } from '../evaluate.js';
-import { HOLDS, NOT_HOLDS } from '../logic.js';
+import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../values.js';
 import { type CompiledProgram, type Fast, type JudgmentFn, lowerExecutable, type ScalarFn, toFast, toValue } from './lower.js';
@@ -166,7 +166,7 @@ export class CompiledEvaluation {
 
   /** A rule result's JSON form: numbers as `toJson` gives them, judgments as true/false/null. */
   json(result: Fast, judgment: boolean): unknown {
-    if (judgment) return result === HOLDS ? true : result === NOT_HOLDS ? false : null;
+    if (judgment) return outcomeJson(result);
     if (typeof result === 'number' || result instanceof Decimal) return num.numJson(result);
     return toJson(result as Value);
   }
