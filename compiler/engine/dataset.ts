@@ -52,11 +52,15 @@ export class Dataset {
     let list = this.tuples.get(key);
     if (!list) this.tuples.set(key, (list = []));
     list.push({ tuple, start: interval.start, end: interval.end });
+    this.byRelation.clear();
   }
+
+  /** Each relation's records, found once: a relation is read for every entity that counts its members. */
+  private readonly byRelation = new Map<string, TupleRecord[]>();
 
   /** Tuples for a relation: those given under its exact id, else under any key naming it. */
   tuplesFor(rel: Relation, period: Period): string[][] {
-    let records = this.tuples.get(rel.id);
+    let records = this.tuples.get(rel.id) ?? this.byRelation.get(rel.id);
     if (!records) {
       records = [];
       for (const [key, list] of this.tuples) {
@@ -64,7 +68,10 @@ export class Dataset {
         const bare = mark >= 0 ? key.slice(mark + RELATION_MARK.length) : key;
         if (bare === rel.name) records.push(...list);
       }
+      this.byRelation.set(rel.id, records);
     }
-    return records.filter((r) => r.start <= period.start && r.end >= period.end).map((r) => r.tuple);
+    const out: string[][] = [];
+    for (const r of records) if (r.start <= period.start && r.end >= period.end) out.push(r.tuple);
+    return out;
   }
 }
