@@ -119,10 +119,11 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   const progress = new ProgressLine();
   const started = performance.now();
   const show = (force = false) => {
-    const rate = Math.round(summary.households / Math.max(0.001, (performance.now() - started) / 1000));
-    const share = totalBytes ? Math.min(1, bytes / totalBytes) : undefined;
+    const done = summary.ok + summary.failed; // calculated and written, not just read
+    const rate = Math.round(done / Math.max(0.001, (performance.now() - started) / 1000));
+    const share = totalBytes ? Math.min(1, bytes / totalBytes) : undefined; // of the input read
     const bar = share === undefined ? '' : `[${'#'.repeat(Math.round(share * 20)).padEnd(20, '.')}] ${Math.round(share * 100)}% `;
-    progress.update(`${bar}${summary.households.toLocaleString('en-US')} households, ${summary.failed.toLocaleString('en-US')} failed, ${rate.toLocaleString('en-US')}/s`, force);
+    progress.update(`${bar}${done.toLocaleString('en-US')} households, ${summary.failed.toLocaleString('en-US')} failed, ${rate.toLocaleString('en-US')}/s`, force);
   };
 
   const inFlight: Promise<BatchResult>[] = [];
