@@ -1,29 +1,33 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, UsageError } from './exit-codes.js';
-import { registerCompile } from './commands/compile.js';
-import { registerExplore } from './commands/explore.js';
-import { registerKeys } from './commands/keys.js';
-import { registerMcp } from './commands/mcp.js';
-import { registerParity } from './commands/parity.js';
-import { registerServe } from './commands/serve.js';
-import { registerTest } from './commands/test.js';
-import { registerValidate } from './commands/validate.js';
 import { PACKAGE_VERSION } from '../compiler/project.js';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/** Each command's module, loaded only when needed: `rules calculate` in a fresh process must not
+ *  pay for the daemon's and the MCP server's dependencies. */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  test: async () => (await import('./commands/test.js')).registerTest,
+  compile: async () => (await import('./commands/compile.js')).registerCompile,
+  calculate: async () => (await import('./commands/calculate.js')).registerCalculate,
+  serve: async () => (await import('./commands/serve.js')).registerServe,
+  parity: async () => (await import('./commands/parity.js')).registerParity,
+  validate: async () => (await import('./commands/validate.js')).registerValidate,
+  keys: async () => (await import('./commands/keys.js')).registerKeys,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcp,
+  explore: async () => (await import('./commands/explore.js')).registerExplore,
+};
+
+/** The CLI with every command, or only `command` when it is one (the others are not loaded). */
+export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command('rules')
     .description('Rules as code: compile, test and serve RuleSpec v1 encodings')
     .version(PACKAGE_VERSION, '-v, --version')
     .showHelpAfterError('(run `rules --help` for usage)')
     .exitOverride();
-  registerTest(program);
-  registerCompile(program);
-  registerServe(program);
-  registerParity(program);
-  registerValidate(program);
-  registerKeys(program);
-  registerMcp(program);
-  registerExplore(program);
+  const names = command !== undefined && Object.hasOwn(COMMANDS, command) ? [command] : Object.keys(COMMANDS);
+  const registers = await Promise.all(names.map((name) => COMMANDS[name]()));
+  for (const register of registers) register(program);
   return program;
 }
 
@@ -37,7 +41,7 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
 
 export async function main(argv: string[]): Promise<void> {
   quietOnClosedPipe(process.stdout);
-  const program = buildProgram();
+  const program = await buildProgram(argv[2]);
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -1,9 +1,11 @@
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
+import type { EngineName } from '../compiler/engine/engine.js';
 import { EvaluationError } from '../compiler/engine/evaluate.js';
 import { calculate, OutputError } from '../compiler/runtime/calculate.js';
 import { HouseholdError } from '../compiler/runtime/household.js';
+import type { LoadedPackage } from '../compiler/runtime/loaded-package.js';
 import { ApiError } from './errors.js';
-import type { Catalog } from './runtime/catalog.js';
+import type { Catalog, RuntimeMode } from './runtime/catalog.js';
 import type { BatchResult } from './store/store.js';
 
 // One calculation as the API runs it (single, batch entry or job entry): find the package,
@@ -27,18 +29,31 @@ export function runCalculation(catalog: Catalog, request: CalculateRequest, time
   if (!loaded) {
     throw new ApiError('unsupported_program', `no runtime package for program \`${request.program_id}\` in \`${request.jurisdiction}\` (GET /v1/runtime/packages lists them)`);
   }
+  return calculateResponse(loaded, catalog.mode, request, { timeoutMs });
+}
+
+export interface ResponseOptions {
+  timeoutMs: number;
+  /** Record the trace (the API always does; population runs may not need it). */
+  trace?: boolean;
+  engine?: EngineName;
+}
+
+/** A household through a loaded package, as the API answers it (CalculateResponse or ApiError). */
+export function calculateResponse(loaded: LoadedPackage, mode: RuntimeMode, request: Pick<CalculateRequest, 'household' | 'variables'>, options: ResponseOptions): CalculateResponse {
+  const { timeoutMs } = options;
   try {
-    const result = calculate(loaded, request, { deadline: Date.now() + timeoutMs });
+    const result = calculate(loaded, request, { deadline: Date.now() + timeoutMs, trace: options.trace, engine: options.engine });
     const warnings = [...result.warnings];
-    if (catalog.mode === 'fixture') warnings.unshift(FIXTURE_WARNING);
+    if (mode === 'fixture') warnings.unshift(FIXTURE_WARNING);
     const incomplete = loaded.pkg.acknowledged_incomplete.filter((o) => o in result.outputs);
     if (incomplete.length) warnings.push(`outputs acknowledged incomplete by their encoders: ${incomplete.join(', ')}`);
     for (const note of loaded.pkg.notes) if (note.startsWith('stale:')) warnings.push(`package ${note}`);
     return {
       engine: 'rules',
-      runtime: { id: loaded.pkg.runtime_id, mode: catalog.mode },
-      program_id: request.program_id,
-      jurisdiction: request.jurisdiction,
+      runtime: { id: loaded.pkg.runtime_id, mode },
+      program_id: loaded.pkg.program_id,
+      jurisdiction: loaded.pkg.jurisdiction,
       period: result.period,
       outputs: result.outputs,
       trace: result.trace,

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { RuntimePackage } from '../4-package/package-types.js';
 import type { LayoutWarning } from '../2-resolve/corpus-layout.js';
 import type { BuildFailure } from '../workspace.js';
@@ -36,4 +38,15 @@ export interface Manifest {
   };
   /** Files of the previous manifest kept one more generation (removed by the next write). */
   retained?: string[];
+}
+
+/** The manifest of a compiled output folder; none when absent or unreadable. */
+export function readManifest(out: string): Manifest | undefined {
+  const file = path.join(out, 'manifest.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
 }

@@ -5,7 +5,9 @@ import { walkFiles } from '../2-resolve/source-tree.js';
 import { OUTPUT_FORMAT_VERSION } from '../4-package/package-types.js';
 import { PACKAGE_VERSION } from '../project.js';
 import type { Build } from '../workspace.js';
-import type { Manifest } from './manifest.js';
+import { type Manifest, readManifest } from './manifest.js';
+
+export { readManifest };
 
 // The compiled output tree (documented in docs/compiled-output.md):
 //
@@ -52,16 +54,6 @@ function put(out: string, name: (sha: string) => string, value: object): { file:
   const abs = path.join(out, rel);
   if (!existsSync(abs)) writeAtomic(abs, s.json);
   return { file: rel, sha: s.sha };
-}
-
-export function readManifest(out: string): Manifest | undefined {
-  const file = path.join(out, 'manifest.json');
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Manifest;
-  } catch {
-    return undefined;
-  }
 }
 
 function referencedFiles(m: Manifest | undefined): Set<string> {

@@ -20,23 +20,28 @@ interface TupleRecord {
 const RELATION_MARK = '#relation.';
 
 export class Dataset {
-  /** Records by `slot \0 entity` (one flat map: datasets are built per request). */
-  private readonly inputs = new Map<string, InputRecord[]>();
+  /** Records by slot, then entity id (nested so that lookups never build a key string; one record
+   *  is kept as itself, the usual case, and only several make a list). */
+  private readonly inputs = new Map<string, Map<string, InputRecord | InputRecord[]>>();
   private readonly tuples = new Map<string, TupleRecord[]>();
 
   addInput(slot: string, entity: string, value: Value, interval: { start: number; end: number }): void {
-    const key = `${slot}\u0000${entity}`;
-    const records = this.inputs.get(key);
-    if (records) records.push({ start: interval.start, end: interval.end, value });
-    else this.inputs.set(key, [{ start: interval.start, end: interval.end, value }]);
+    let bySlot = this.inputs.get(slot);
+    if (!bySlot) this.inputs.set(slot, (bySlot = new Map()));
+    const record = { start: interval.start, end: interval.end, value };
+    const given = bySlot.get(entity);
+    if (!given) bySlot.set(entity, record);
+    else if (Array.isArray(given)) given.push(record);
+    else bySlot.set(entity, [given, record]);
   }
 
   /** The input's value covering the whole period: the latest start wins, the first given on ties. */
   input(slot: string, entity: string, period: Period): Value | undefined {
-    const records = this.inputs.get(`${slot}\u0000${entity}`);
-    if (!records) return undefined;
+    const given = this.inputs.get(slot)?.get(entity);
+    if (!given) return undefined;
+    if (!Array.isArray(given)) return given.start <= period.start && given.end >= period.end ? given.value : undefined;
     let best: InputRecord | undefined;
-    for (const r of records) {
+    for (const r of given) {
       if (r.start <= period.start && r.end >= period.end && (!best || r.start > best.start)) best = r;
     }
     return best?.value;
@@ -47,11 +52,15 @@ export class Dataset {
     let list = this.tuples.get(key);
     if (!list) this.tuples.set(key, (list = []));
     list.push({ tuple, start: interval.start, end: interval.end });
+    this.byRelation.clear();
   }
+
+  /** Each relation's records, found once: a relation is read for every entity that counts its members. */
+  private readonly byRelation = new Map<string, TupleRecord[]>();
 
   /** Tuples for a relation: those given under its exact id, else under any key naming it. */
   tuplesFor(rel: Relation, period: Period): string[][] {
-    let records = this.tuples.get(rel.id);
+    let records = this.tuples.get(rel.id) ?? this.byRelation.get(rel.id);
     if (!records) {
       records = [];
       for (const [key, list] of this.tuples) {
@@ -59,7 +68,10 @@ export class Dataset {
         const bare = mark >= 0 ? key.slice(mark + RELATION_MARK.length) : key;
         if (bare === rel.name) records.push(...list);
       }
+      this.byRelation.set(rel.id, records);
     }
-    return records.filter((r) => r.start <= period.start && r.end >= period.end).map((r) => r.tuple);
+    const out: string[][] = [];
+    for (const r of records) if (r.start <= period.start && r.end >= period.end) out.push(r.tuple);
+    return out;
   }
 }

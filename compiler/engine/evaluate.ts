@@ -1,8 +1,8 @@
 import type { ExecRule, ExecVersion, Executable, JudgmentExpr, Relation, ScalarExpr } from '../3-lower/ir.js';
 import type { Dataset } from './dataset.js';
-import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome } from './logic.js';
+import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, outcomeJson } from './logic.js';
 import { type Period, periodLabel } from './period.js';
-import { Day, Decimal, formatValue, kindOf, type Value, ZERO } from './values.js';
+import { Day, Decimal, formatValue, kindOf, toJson, type Value, ZERO } from './values.js';
 
 // The evaluator: lazy and memoised per (rule, entity id) within one query period. Only the taken
 // branch of an `if` is evaluated and `and`/`or` short-circuit left to right, because errors
@@ -50,7 +50,7 @@ const ROUNDING = {
 
 const IN_PROGRESS = Symbol('in progress');
 
-function describe(v: Value): string {
+export function describe(v: Value): string {
   return `${kindOf(v)} ${formatValue(v)}`;
 }
 
@@ -131,6 +131,17 @@ export class Evaluation {
       );
     }
     return value;
+  }
+
+  /** A rule result in the reference form (the interpreter computes in it). */
+  value(result: Result): Result {
+    return result;
+  }
+
+  /** A rule result's JSON form: numbers as `toJson` gives them, judgments as true/false/null. */
+  json(result: Result, judgment: boolean): unknown {
+    if (judgment) return outcomeJson(result);
+    return toJson(result as Value);
   }
 
   input(slot: string, entity: string): Value {
@@ -321,7 +332,7 @@ export class Evaluation {
 }
 
 /** The first day after `day` on which some version starts. */
-function nextStart(versions: { from: number | null }[], day: number): number | undefined {
+export function nextStart(versions: { from: number | null }[], day: number): number | undefined {
   const later = versions.map((v) => v.from).filter((f): f is number => f !== null && f > day);
   return later.length ? Math.min(...later) : undefined;
 }

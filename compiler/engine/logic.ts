@@ -32,3 +32,6 @@ export const fromBoolean = (b: boolean): Outcome => (b ? HOLDS : NOT_HOLDS);
 export function isOutcome(v: unknown): v is Outcome {
   return v === HOLDS || v === NOT_HOLDS || v === UNDETERMINED;
 }
+
+/** A judgment's JSON form, as the API gives it: true, false, or null when undetermined. */
+export const outcomeJson = (o: unknown): boolean | null => (o === HOLDS ? true : o === NOT_HOLDS ? false : null);

@@ -2,7 +2,8 @@ import type { Program } from '../3-lower/ir.js';
 import type { SourceTree } from '../2-resolve/source-tree.js';
 import { compileModule } from '../compile.js';
 import { RuleSpecError } from '../diagnostics.js';
-import { Evaluation, latestVersion } from '../engine/evaluate.js';
+import { type EngineName, startEvaluation } from '../engine/engine.js';
+import { latestVersion, type TraceStep } from '../engine/evaluate.js';
 import type { Outcome } from '../engine/logic.js';
 import type { Period } from '../engine/period.js';
 import type { Value } from '../engine/values.js';
@@ -80,8 +81,15 @@ function runCase(program: Program, c: RawCase, n: number, name: string, file: st
   return result;
 }
 
+export interface CaseEvaluationOptions {
+  /** The interpreter (the reference) unless told otherwise. */
+  engine?: EngineName;
+  /** When given, every rule value computed is appended to it, in the reference form. */
+  trace?: TraceStep[];
+}
+
 /** Every output of the case with its actual value (a list for row-ordered outputs). */
-function evaluateCase(program: Program, c: RawCase, n: number): Map<string, Actual | Actual[]> {
+export function evaluateCase(program: Program, c: RawCase, n: number, options: CaseEvaluationOptions = {}): Map<string, Actual | Actual[]> {
   if (typeof c.name !== 'string' || c.name === '') throw new CaseError('a case needs a `name`');
   if (c.period === undefined) throw new CaseError('a case needs a `period`');
   const outputs = c.output;
@@ -107,16 +115,17 @@ function evaluateCase(program: Program, c: RawCase, n: number): Map<string, Actu
     if (entities.size > 1) throw new CaseError(`outputs of one case must share an entity; these are on ${[...entities].join(', ')}`);
     const entity = [...entities][0];
     const queryId = queryEntityId(c, entity, n);
-    const evaluation = new Evaluation(program, buildDataset(program, c, queryId, period), period);
+    const evaluation = startEvaluation(options.engine ?? 'interpreter', program, buildDataset(program, c, queryId, period), period, { trace: Boolean(options.trace) });
     const rowOrdered = derived.some(([key]) => Array.isArray((outputs as Record<string, unknown>)[key]));
     const ids = rowOrdered ? (tables(c)[entity] ?? []).map((row, k) => rowIdOf(entity, row, k)) : [queryId];
     for (const [key, rule] of derived) {
       const values = ids.map((id): Actual => {
-        const r = evaluation.rule(rule, id);
+        const r = evaluation.value(evaluation.rule(rule, id));
         return program.rules[rule].judgment ? { outcome: r as Outcome } : (r as Value);
       });
       actuals.set(key, rowOrdered ? values : values[0]);
     }
+    for (const step of evaluation.trace ?? []) options.trace!.push({ rule: step.rule, entity: step.entity, result: evaluation.value(step.result) });
   }
   for (const [key, param] of params) actuals.set(key, parameterOutput(program, param, c, period));
   return actuals;

@@ -1,5 +1,6 @@
-import { Evaluation, EvaluationError } from '../engine/evaluate.js';
-import { Day, Decimal, toJson, type Value } from '../engine/values.js';
+import { type EngineName, startEvaluation } from '../engine/engine.js';
+import { EvaluationError } from '../engine/evaluate.js';
+import { Day, Decimal, toJson } from '../engine/values.js';
 import type { CalculateRequest } from '../4-package/package-types.js';
 import { HouseholdError, prepareHousehold } from './household.js';
 import type { LoadedPackage } from './loaded-package.js';
@@ -29,18 +30,14 @@ export class OutputError extends Error {}
 
 type Target = { kind: 'rule' | 'param'; index: number };
 
-function resolveOutput(loaded: LoadedPackage, name: string): Target | undefined {
+/** What an output name (a rule or parameter name or id, or an output alias) calculates; none when the package has no such output. */
+export function resolveOutput(loaded: LoadedPackage, name: string): Target | undefined {
   const exec = loaded.executable;
   const canonical = loaded.pkg.output_aliases[name] ?? name;
   const rule = exec.ruleByName.get(canonical) ?? exec.ruleById.get(canonical);
   if (rule !== undefined) return { kind: 'rule', index: rule };
   const param = exec.paramByName.get(canonical) ?? exec.paramById.get(canonical);
   return param !== undefined ? { kind: 'param', index: param } : undefined;
-}
-
-function jsonValue(v: Value | string, judgment: boolean): unknown {
-  if (judgment) return v === 'holds' ? true : v === 'not_holds' ? false : null;
-  return toJson(v as Value);
 }
 
 const month = (day: number) => {
@@ -58,7 +55,16 @@ function coverageWarnings(pkg: LoadedPackage['pkg'], start: number): string[] {
   ];
 }
 
-export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: { deadline?: number } = {}): CalculationResult {
+export interface CalculateOptions {
+  /** Wall-clock limit, ms since the epoch. */
+  deadline?: number;
+  /** The compiled engine unless told otherwise; the interpreter is the reference it is tested and measured against. */
+  engine?: EngineName;
+  /** Record the trace (default true). */
+  trace?: boolean;
+}
+
+export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: CalculateOptions = {}): CalculationResult {
   const { pkg, executable: exec } = loaded;
   const variables = request.variables ?? pkg.default_outputs;
   const targets = variables.map((name, i) => {
@@ -67,14 +73,14 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     return t;
   });
   const prepared = prepareHousehold(loaded, request.household);
-  const evaluation = new Evaluation(exec, prepared.dataset, prepared.period, { trace: true, deadline: options.deadline });
+  const evaluation = startEvaluation(options.engine ?? 'compiled', exec, prepared.dataset, prepared.period, { trace: options.trace ?? true, deadline: options.deadline });
   const outputs: Record<string, unknown> = {};
   try {
     targets.forEach((t, i) => {
       if (t.kind === 'rule') {
         const rule = exec.rules[t.index];
         const ids = prepared.instancesOf(rule.entity);
-        const values = ids.map((id) => jsonValue(evaluation.rule(t.index, id) as Value, rule.judgment));
+        const values = ids.map((id) => evaluation.json(evaluation.rule(t.index, id), rule.judgment));
         outputs[variables[i]] = ids.length === 1 && ids[0] === prepared.mainId ? values[0] : Object.fromEntries(ids.map((id, k) => [id, values[k]]));
       } else {
         const param = exec.parameters[t.index];
@@ -105,7 +111,7 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
   }
   const trace = (evaluation.trace ?? []).map((step): TraceEntry => {
     const rule = exec.rules[step.rule];
-    return { rule_id: rule.id, variable: rule.name, value: jsonValue(step.result as Value, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
+    return { rule_id: rule.id, variable: rule.name, value: evaluation.json(step.result, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
   });
   return { period: prepared.periodLabel, outputs, trace, warnings: [...prepared.warnings, ...coverageWarnings(pkg, prepared.period.start)] };
 }

@@ -37,6 +37,7 @@ export class HouseholdError extends Error {
 const CONVENTIONS = ['people', 'spm_units', 'facts', 'period', 'entities', 'relations'];
 /** Inputs beyond this magnitude are almost certainly mistakes (and lose exactness as JSON numbers). */
 const MAX_MAGNITUDE = new Decimal('1e15');
+const MAX_MAGNITUDE_NUMBER = 1e15;
 
 /**
  * The most people one household can plausibly hold: the bound on every size input (`…_size`)
@@ -87,19 +88,34 @@ function coerce(input: PackageInput, raw: unknown, field: string): Value {
       return day ?? fail('a date (YYYY-MM-DD)');
     }
     default: {
-      const ok = (typeof raw === 'number' && Number.isFinite(raw)) || (typeof raw === 'string' && /^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim()));
-      if (!ok) fail('a number');
-      const n = new Decimal(typeof raw === 'number' ? String(raw) : (raw as string).trim());
-      if ((input.dtype === 'Integer' || input.dtype === 'Count' || input.dtype === 'int') && !n.isInteger()) fail('a whole number');
-      if (n.abs().gt(MAX_MAGNITUDE)) throw new HouseholdError(field, `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
-      if (input.name.endsWith('_size') && n.lt(1)) throw new HouseholdError(field, `must be at least 1, got ${JSON.stringify(raw)}`);
-      if (input.name.endsWith('_size')) checkPlausibleSize(n, field);
-      if (n.isNegative() && (MONEY_DTYPES.has(input.dtype) || input.unit === 'USD')) {
-        throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
-      }
+      if (typeof raw === 'number') return coerceNumber(input, raw, field, fail);
+      if (typeof raw !== 'string' || !/^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim())) fail('a number');
+      const n = new Decimal((raw as string).trim());
+      if (isWholeDtype(input) && !n.isInteger()) fail('a whole number');
+      checkNumber(input, raw, n.toString(), field, n.abs().gt(MAX_MAGNITUDE), n.lt(1), n.gt(MAX_HOUSEHOLD_PEOPLE), n.isNegative());
       return n;
     }
   }
+}
+
+const isWholeDtype = (input: PackageInput) => input.dtype === 'Integer' || input.dtype === 'Count' || input.dtype === 'int';
+
+/** A JSON number: the checks run on the double itself (exact against these whole thresholds), then one Decimal of its shortest decimal form. */
+function coerceNumber(input: PackageInput, raw: number, field: string, fail: (what: string) => never): Value {
+  if (!Number.isFinite(raw)) fail('a number');
+  if (isWholeDtype(input) && !Number.isInteger(raw)) fail('a whole number');
+  checkNumber(input, raw, String(raw), field, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0);
+  return new Decimal(raw === 0 ? 0 : raw); // not -0: String(-0) is "0"
+}
+
+/** The range checks of a number input, given the comparisons already made on its value. */
+function checkNumber(input: PackageInput, raw: unknown, shown: string, field: string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean): void {
+  if (tooLarge) throw new HouseholdError(field, `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
+  if (input.name.endsWith('_size')) {
+    if (belowOne) throw new HouseholdError(field, `must be at least 1, got ${JSON.stringify(raw)}`);
+    if (beyondPeople) throw new HouseholdError(field, `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${shown}`);
+  }
+  if (negative && (MONEY_DTYPES.has(input.dtype) || input.unit === 'USD')) throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
 }
 
 export function prepareHousehold(loaded: LoadedPackage, household: unknown): PreparedHousehold {
@@ -132,7 +148,13 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
     for (const e of pkg.entities) if (e.entity === entity || (template && e.id_template === template && !e.relations?.length)) set.add(e.entity);
   };
   addLabel(mainId, main.entity);
-  const fields = new Map<string, string>();
+  const fields = new Map<string, Map<string, string>>(); // entity id → input name → field
+  const fieldOf = (name: string, entityId: string) => fields.get(entityId)?.get(name);
+  const setField = (name: string, entityId: string, field: string) => {
+    const byName = fields.get(entityId);
+    if (byName) byName.set(name, field);
+    else fields.set(entityId, new Map([[name, field]]));
+  };
   const tuples: { relation: string; tuple: [string, string] }[] = [];
 
   const set = (entityLabel: string, entityId: string, key: string, raw: unknown, field: string) => {
@@ -144,11 +166,11 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
     if (raw === null || raw === undefined) return; // explicit null: take the default
     if (!values.has(entityId)) values.set(entityId, new Map());
     values.get(entityId)!.set(input.name, coerce(input, raw, field));
-    fields.set(`${input.name}\u0000${entityId}`, field);
+    setField(input.name, entityId, field);
   };
   const setAll = (entityLabel: string, entityId: string, obj: unknown, field: string) => {
     if (!isObj(obj)) throw new HouseholdError(field, 'must be an object of input values');
-    for (const [k, v] of Object.entries(obj)) set(entityLabel, entityId, k, v, `${field}.${k}`);
+    for (const k of Object.keys(obj)) set(entityLabel, entityId, k, obj[k], `${field}.${k}`);
   };
 
   if (household.spm_units !== undefined) {
@@ -209,7 +231,8 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   }
 
   // an instance linked to the main entity by no tuple feeds no output: say so rather than drop it
-  const linked = new Set(tuples.flatMap((t) => t.tuple));
+  const linked = new Set<string>();
+  for (const { tuple } of tuples) linked.add(tuple[0]).add(tuple[1]);
   for (const [id, entityLabels] of labels) {
     if (id === mainId || linked.has(id)) continue;
     const names = [...entityLabels].join(', ');
@@ -218,16 +241,20 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
 
   // a count input (household size) defaults to the number of people
   const countInput = pkg.entities.find((e) => e.count_from)?.count_from;
-  const members = person ? [...labels].filter(([, l]) => l.has(person.entity)).length : (peopleCount ?? 0);
+  let members = peopleCount ?? 0;
+  if (person) {
+    members = 0;
+    for (const l of labels.values()) if (l.has(person.entity)) members++;
+  }
   if (countInput && (peopleCount !== undefined || members > 0)) {
     const given = values.get(mainId)?.get(countInput);
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
       if (!values.has(mainId)) values.set(mainId, new Map());
       values.get(mainId)!.set(countInput, new Decimal(members));
-      fields.set(`${countInput}\u0000${mainId}`, 'household.people');
+      setField(countInput, mainId, 'household.people');
     } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
-      warnings.push(`${fields.get(`${countInput}\u0000${mainId}`)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
+      warnings.push(`${fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
     }
   }
 
@@ -235,10 +262,12 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
 
   const dataset = new Dataset();
   for (const [id, entities] of labels) {
-    const given = values.get(id) ?? new Map<string, Value>();
-    for (const input of [...entities].flatMap((e) => loaded.entity(e)?.inputs ?? [])) {
-      const value = given.has(input.name) ? given.get(input.name)! : loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
-      if (value !== undefined) dataset.addInput(input.name, id, value, period);
+    const given = values.get(id);
+    for (const entity of entities) {
+      for (const input of loaded.entity(entity)?.inputs ?? []) {
+        const value = given?.get(input.name) ?? loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
+        if (value !== undefined) dataset.addInput(input.name, id, value, period);
+      }
     }
   }
   for (const { relation, tuple } of tuples) dataset.addTuple(relation, tuple, period);
@@ -250,7 +279,7 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
     mainId,
     warnings,
     fieldOf(slot, entityId) {
-      const given = fields.get(`${slot}\u0000${entityId}`);
+      const given = fieldOf(slot, entityId);
       if (given) return given;
       const entity = loaded.entityOfInput(slot) ?? main.entity;
       if (entityId === mainId && entity === main.entity) return `household.facts.${slot}`;
@@ -262,11 +291,6 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
       return [...labels].filter(([id, l]) => l.has(entity) && id !== mainId).map(([id]) => id).sort();
     },
   };
-}
-
-/** A household size beyond MAX_HOUSEHOLD_PEOPLE is refused, never computed. */
-function checkPlausibleSize(size: Decimal, field: string): void {
-  if (size.gt(MAX_HOUSEHOLD_PEOPLE)) throw new HouseholdError(field, `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${size}`);
 }
 
 /** More than MAX_HOUSEHOLD_PEOPLE people listed, or instances of one entity, are refused. */

@@ -1,0 +1,4 @@
+import type { RuntimePackage } from '../compiler/4-package/package-types.js';
+
+export function random(seed: number): () => number;
+export function generateHouseholds(pkg: RuntimePackage, count: number, seed?: number): Record<string, unknown>[];

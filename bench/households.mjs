@@ -1,0 +1,93 @@
+// Deterministic generated households for a runtime package, in the API's entities form: the
+// package's sample household with every input varied by its dtype (money with and without cents,
+// zero and large amounts, flipped conditions, every listed text value), one to six people, and a
+// few periods (the default, another covered month, one past the figures' coverage).
+// Used by the engines' differential test and the benchmarks.
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same households everywhere. */
+export function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function money(rand) {
+  const r = rand();
+  if (r < 0.25) return 0;
+  if (r < 0.5) return Math.floor(rand() * 800);
+  if (r < 0.8) return Math.round(rand() * 400000) / 100; // cents
+  if (r < 0.95) return Math.floor(rand() * 9000);
+  return Math.round(rand() * 1e8) / 100;
+}
+
+function vary(input, sampleValue, rand) {
+  switch (input.dtype) {
+    case 'Boolean':
+    case 'Bool':
+    case 'boolean':
+    case 'bool':
+      return rand() < 0.2;
+    case 'Text':
+    case 'String':
+    case 'text':
+    case 'string':
+      return input.values?.length ? input.values[Math.floor(rand() * input.values.length)] : sampleValue;
+    case 'Date':
+    case 'date':
+      return sampleValue;
+    case 'Integer':
+    case 'Count':
+    case 'int':
+      if (input.name === 'age') return Math.floor(rand() * 90);
+      return Math.floor(rand() * 4);
+    default:
+      return money(rand);
+  }
+}
+
+/**
+ * `count` households for `pkg` (a runtime package), from `seed`. Each is a CalculateRequest's
+ * `household`.
+ */
+export function generateHouseholds(pkg, count, seed = 1) {
+  const rand = random(seed);
+  const sample = pkg.sample_request.household;
+  const main = pkg.entities.find((e) => e.entity === pkg.main_entity);
+  const person = pkg.entities.find((e) => e.entity === pkg.person_entity);
+  const mainId = main.id_template;
+  const sampleMain = sample.entities?.[main.entity]?.[mainId] ?? {};
+  const samplePerson = person ? Object.values(sample.entities?.[person.entity] ?? {})[0] ?? {} : {};
+  const [year, month] = pkg.default_period.split('-').map(Number);
+  const shift = (m) => {
+    const d = new Date(Date.UTC(year, month - 1 + m, 1));
+    return d.toISOString().slice(0, 7);
+  };
+  const periods = [pkg.default_period, shift(1), shift(24)];
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const entities = {};
+    const people = person ? 1 + Math.floor(rand() * 6) : 0;
+    const facts = {};
+    for (const input of main.inputs) {
+      if (!(input.name in sampleMain) && rand() < 0.5) continue; // leave some to their defaults
+      facts[input.name] = input.name === main.count_from || input.name.endsWith('_size') ? Math.max(1, people || 1 + Math.floor(rand() * 8)) : vary(input, sampleMain[input.name], rand);
+    }
+    entities[main.entity] = { [mainId]: facts };
+    if (person) {
+      const members = {};
+      for (let k = 1; k <= people; k++) {
+        const attrs = {};
+        for (const input of person.inputs) if (input.name in samplePerson || input.default === undefined) attrs[input.name] = vary(input, samplePerson[input.name], rand);
+        members[person.id_template.replace('{index}', String(k))] = attrs;
+      }
+      entities[person.entity] = members;
+    }
+    out.push({ period: periods[Math.floor(rand() * periods.length)], entities });
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+import type { CalculateResponse } from '../../server/calculation.js';
+
+// The line formats of `rules calculate --input/--output`: JSON Lines or CSV in, JSON Lines or
+// CSV out, one household per line, results in input order.
+
+export type LineFormat = 'jsonl' | 'csv';
+
+export const formatOf = (file: string): LineFormat => (file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
+
+/** One CSV record (RFC 4180 quoting, on one line). */
+export function parseCsvLine(line: string): string[] {
+  const cells: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (line[i] === '"') {
+      let cell = '';
+      i++;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) throw new Error('a quoted cell is not closed on its line');
+        cell += line.slice(i, q);
+        if (line[q + 1] === '"') {
+          cell += '"';
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+      cells.push(cell);
+      if (i < line.length && line[i] !== ',') throw new Error(`unexpected text after a quoted cell at column ${i + 1}`);
+    } else {
+      const comma = line.indexOf(',', i);
+      cells.push(line.slice(i, comma < 0 ? line.length : comma));
+      i = comma < 0 ? line.length : comma;
+    }
+    if (i >= line.length) return cells;
+    i++; // the comma
+  }
+}
+
+const csvCell = (v: unknown): string => {
+  const text = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+export const csvRecord = (cells: unknown[]): string => cells.map(csvCell).join(',');
+
+/**
+ * A CSV row as a household: `period` is the period, every other column an input of the main
+ * entity (names, aliases or legal ids; checked against the package before the run). Empty cells
+ * take the input's default; true/false are conditions; anything else is passed as text, which the
+ * household adapter converts (and checks) by the input's dtype.
+ */
+export function householdFromCsv(columns: string[], cells: string[]): Record<string, unknown> {
+  if (cells.length !== columns.length) throw new Error(`has ${cells.length} cells; the header has ${columns.length} columns`);
+  const facts: Record<string, unknown> = {};
+  const household: Record<string, unknown> = { facts };
+  columns.forEach((column, k) => {
+    const cell = cells[k].trim();
+    if (column === 'period') {
+      if (cell) household.period = cell;
+      return;
+    }
+    if (cell === '') return;
+    const lower = cell.toLowerCase();
+    facts[column] = lower === 'true' ? true : lower === 'false' ? false : cell;
+  });
+  return household;
+}
+
+export interface LineError {
+  code: string;
+  message: string;
+}
+
+/** The output line for one household (or its error). */
+export function formatResult(format: LineFormat, line: number, variables: string[], trace: boolean, result: CalculateResponse | LineError): string {
+  const failed = 'code' in result;
+  if (format === 'jsonl') {
+    if (failed) return JSON.stringify({ line, error: result });
+    const { trace: steps, ...rest } = result;
+    return JSON.stringify(trace ? { line, ...rest, trace: steps } : { line, ...rest });
+  }
+  if (failed) return csvRecord([line, ...variables.map(() => ''), '', `${result.code}: ${result.message}`]);
+  return csvRecord([line, ...variables.map((v) => result.outputs[v]), result.warnings.join('; '), '']);
+}
+
+export const csvHeader = (variables: string[]): string => csvRecord(['line', ...variables, 'warnings', 'error']);

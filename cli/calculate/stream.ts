@@ -1,0 +1,186 @@
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { once } from 'node:events';
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import type { Writable } from 'node:stream';
+import type { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
+import { formatDuration, ProgressLine } from '../output.js';
+import { UsageError } from '../exit-codes.js';
+import { isOsError, osReason, requireFolder } from '../os-errors.js';
+import { csvHeader, formatOf, type LineFormat, parseCsvLine } from './rows.js';
+import type { Batch, BatchResult, WorkerSetup } from './worker.js';
+
+// `rules calculate --input`: households streamed through a pool of worker threads in batches,
+// results written in input order. At most a few batches per worker are in flight, so memory
+// stays constant however long the input is.
+
+const BATCH_LINES = 256;
+/** Errors kept for the summary (every error is also in the output, on its line). */
+const ERRORS_KEPT = 100;
+/** Errors the readable summary lists. */
+const ERRORS_SHOWN = 10;
+
+export interface StreamOptions {
+  input: string; // a file, or '-' for stdin
+  output?: string; // a file; stdout when absent
+  variables: string[];
+  trace: boolean;
+  workers: number;
+  timeoutMs: number;
+}
+
+export interface StreamSummary {
+  input: string;
+  output: string;
+  households: number;
+  ok: number;
+  failed: number;
+  /** Blank lines, skipped. */
+  blank_lines: number;
+  /** The first failures (all are in the output), by input line number. */
+  errors: { line: number; message: string }[];
+  duration_ms: number;
+  households_per_s: number;
+  workers: number;
+  /** The process's peak resident memory, worker threads included. */
+  peak_rss_mb: number;
+}
+
+/** Input text as lines, with backpressure: the next chunk is read only when the lines are taken. */
+async function* linesOf(stream: AsyncIterable<string>, onBytes: (n: number) => void): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of stream) {
+    onBytes(Buffer.byteLength(chunk));
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop()!;
+    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+  }
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+}
+
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
+}
+
+/** CSV input: the header's columns must be `period` or inputs of the package's main entity. */
+function checkColumns(loaded: LoadedPackage, columns: string[], input: string): void {
+  const main = loaded.pkg.main_entity;
+  const unknown = columns.filter((c) => c !== 'period' && !loaded.resolveInput(main, c));
+  if (unknown.length) {
+    const known = loaded.entity(main)?.inputs.map((i) => i.name).join(', ');
+    throw new UsageError(`${input}: column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `\`${c}\``).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not an input of the ${main} (period, ${known})`);
+  }
+  const seen = new Set<string>();
+  for (const c of columns) {
+    if (seen.has(c)) throw new UsageError(`${input}: column \`${c}\` appears twice in the header`);
+    seen.add(c);
+  }
+}
+
+export async function streamHouseholds(loaded: LoadedPackage, options: StreamOptions): Promise<StreamSummary> {
+  const inputFormat: LineFormat = options.input === '-' ? 'jsonl' : formatOf(options.input);
+  const outputFormat: LineFormat = options.output ? formatOf(options.output) : 'jsonl';
+  if (outputFormat === 'csv' && options.trace) throw new UsageError('--trace needs JSON Lines output (a trace does not fit in a CSV row)');
+  if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
+  const totalBytes = options.input === '-' ? undefined : statSync(options.input).size;
+  const source = options.input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(options.input, { encoding: 'utf8' });
+  let bytes = 0;
+  const lines = linesOf(source, (n) => (bytes += n));
+
+  let columns: string[] = [];
+  let lineNumber = 0;
+  if (inputFormat === 'csv') {
+    const header = await lines.next();
+    lineNumber++;
+    if (header.done) throw new UsageError(`${options.input}: empty; a CSV input starts with a header of input names`);
+    try {
+      columns = parseCsvLine(header.value).map((c) => c.trim());
+    } catch (err) {
+      throw new UsageError(`${options.input}: line 1 (the header): ${(err as Error).message}`);
+    }
+    checkColumns(loaded, columns, options.input);
+  }
+
+  const out: Writable = options.output ? createWriteStream(options.output) : process.stdout;
+  // a write error (disk full, closed pipe) is kept and raised at the next batch; `once` rejects on it while waiting
+  const failed = (err: unknown) => new UsageError(`--output ${options.output ?? 'stdout'}: ${isOsError(err) ? osReason(err) : String(err)}`);
+  let outFailure: Error | undefined;
+  out.on('error', (err) => (outFailure ??= failed(err)));
+  const written = async (text: string) => {
+    try {
+      await write(out, text);
+    } catch (err) {
+      throw failed(err);
+    }
+  };
+  const setup: WorkerSetup = { pkg: loaded.pkg, variables: options.variables, trace: options.trace, input: inputFormat, output: outputFormat, columns, timeoutMs: options.timeoutMs };
+  const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, workerData: setup, minThreads: options.workers, maxThreads: options.workers, idleTimeout: 1000 });
+  const summary: StreamSummary = { input: options.input, output: options.output ?? '-', households: 0, ok: 0, failed: 0, blank_lines: 0, errors: [], duration_ms: 0, households_per_s: 0, workers: options.workers, peak_rss_mb: 0 };
+  const progress = new ProgressLine();
+  const started = performance.now();
+  const show = (force = false) => {
+    const done = summary.ok + summary.failed; // calculated and written, not just read
+    const rate = Math.round(done / Math.max(0.001, (performance.now() - started) / 1000));
+    const share = totalBytes ? Math.min(1, bytes / totalBytes) : undefined; // of the input read
+    const bar = share === undefined ? '' : `[${'#'.repeat(Math.round(share * 20)).padEnd(20, '.')}] ${Math.round(share * 100)}% `;
+    progress.update(`${bar}${done.toLocaleString('en-US')} households, ${summary.failed.toLocaleString('en-US')} failed, ${rate.toLocaleString('en-US')}/s`, force);
+  };
+
+  const inFlight: Promise<BatchResult>[] = [];
+  const drainOne = async () => {
+    const result = await inFlight.shift()!;
+    if (outFailure) throw outFailure;
+    summary.ok += result.ok;
+    summary.failed += result.errors.length;
+    for (const e of result.errors) if (summary.errors.length < ERRORS_KEPT) summary.errors.push(e);
+    await written(result.text);
+    show();
+  };
+  try {
+    if (outputFormat === 'csv') await written(csvHeader(options.variables) + '\n');
+    let batch: Batch = { numbers: [], lines: [] };
+    const submit = async () => {
+      inFlight.push(pool.run(batch) as Promise<BatchResult>);
+      batch = { numbers: [], lines: [] };
+      if (inFlight.length >= options.workers * 4) await drainOne();
+    };
+    for await (const line of lines) {
+      lineNumber++;
+      if (line.trim() === '') {
+        summary.blank_lines++;
+        continue;
+      }
+      summary.households++;
+      batch.numbers.push(lineNumber);
+      batch.lines.push(line);
+      if (batch.lines.length === BATCH_LINES) await submit();
+    }
+    if (batch.lines.length) await submit();
+    while (inFlight.length) await drainOne();
+    if (options.output) {
+      out.end();
+      await once(out, 'finish').catch((err) => {
+        throw failed(err);
+      });
+    }
+  } finally {
+    progress.clear();
+    await pool.destroy();
+  }
+  summary.duration_ms = Math.round(performance.now() - started);
+  summary.households_per_s = Math.round(summary.households / Math.max(0.001, summary.duration_ms / 1000));
+  summary.peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
+  return summary;
+}
+
+/** The summary as a few readable lines. */
+export function describeSummary(s: StreamSummary): string {
+  const lines = [
+    `${s.households.toLocaleString('en-US')} household${s.households === 1 ? '' : 's'} in ${formatDuration(s.duration_ms)} (${s.households_per_s.toLocaleString('en-US')}/s on ${s.workers} worker${s.workers > 1 ? 's' : ''}, peak memory ${s.peak_rss_mb} MiB): ${s.ok.toLocaleString('en-US')} calculated, ${s.failed.toLocaleString('en-US')} failed → ${s.output === '-' ? 'stdout' : s.output}`,
+  ];
+  if (s.blank_lines) lines.push(`skipped ${s.blank_lines} blank line${s.blank_lines > 1 ? 's' : ''}`);
+  const shown = s.errors.slice(0, ERRORS_SHOWN);
+  for (const e of shown) lines.push(`  line ${e.line}: ${e.message}`);
+  if (s.failed > shown.length) lines.push(`  … and ${(s.failed - shown.length).toLocaleString('en-US')} more (each is on its line of the output)`);
+  return lines.join('\n');
+}

@@ -1,0 +1,72 @@
+import { workerData } from 'piscina';
+import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
+import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
+import { calculateResponse } from '../../server/calculation.js';
+import { ApiError } from '../../server/errors.js';
+import { formatResult, householdFromCsv, type LineError, type LineFormat, parseCsvLine } from './rows.js';
+
+// A `rules calculate --input` worker: loads the package once, then turns batches of input lines
+// into output lines. Everything per household (parsing, calculating, formatting) happens here,
+// so the main thread only moves text.
+
+export interface WorkerSetup {
+  pkg: RuntimePackage;
+  variables: string[];
+  trace: boolean;
+  input: LineFormat;
+  output: LineFormat;
+  /** CSV input: the header's columns. */
+  columns: string[];
+  timeoutMs: number;
+}
+
+export interface Batch {
+  /** Input line number of each line. */
+  numbers: number[];
+  lines: string[];
+}
+
+export interface BatchResult {
+  text: string;
+  ok: number;
+  errors: { line: number; message: string }[];
+}
+
+const setup = workerData as WorkerSetup;
+const loaded = new LoadedPackage(setup.pkg);
+
+function household(line: string): Record<string, unknown> {
+  if (setup.input === 'csv') return householdFromCsv(setup.columns, parseCsvLine(line));
+  const value = JSON.parse(line) as unknown;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be a JSON object (a household)');
+  return value as Record<string, unknown>;
+}
+
+function run(line: string) {
+  let input: Record<string, unknown>;
+  try {
+    input = household(line);
+  } catch (err) {
+    return { code: 'invalid_request', message: `not a household: ${(err as Error).message}` };
+  }
+  try {
+    return calculateResponse(loaded, 'compiled', { household: input, variables: setup.variables }, { timeoutMs: setup.timeoutMs, trace: setup.trace });
+  } catch (err) {
+    if (err instanceof ApiError) return { code: err.code, message: err.message };
+    return { code: 'runtime_error', message: `the calculation failed unexpectedly: ${(err as Error).message}` };
+  }
+}
+
+export default function calculateBatch(batch: Batch): BatchResult {
+  let text = '';
+  let ok = 0;
+  const errors: BatchResult['errors'] = [];
+  batch.lines.forEach((line, k) => {
+    const result = run(line);
+    const number = batch.numbers[k];
+    if ('code' in result) errors.push({ line: number, message: `${result.code}: ${(result as LineError).message}` });
+    else ok++;
+    text += formatResult(setup.output, number, setup.variables, setup.trace, result) + '\n';
+  });
+  return { text, ok, errors };
+}

@@ -1,0 +1,135 @@
+import type { RoundingMode } from '../../3-lower/ir.js';
+import { Decimal, toJson } from '../values.js';
+
+// Numbers of the compiled engine: a decimal with at most six decimal places whose scaled value
+// (× 10^6) is a safe integer is a plain JS integer ("scaled"); any other number stays a Decimal.
+// Every fast operation is exact and checks that its result still fits; when it does not, the
+// operation is done in Decimal exactly as the interpreter does it, so both engines agree digit
+// for digit. Decimal results that fit again are brought back to the fast form.
+
+export type Num = number | Decimal;
+
+const PLACES = 6;
+export const SCALE = 1_000_000;
+const MAX = Number.MAX_SAFE_INTEGER;
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i); // exact doubles up to 10^22
+
+/** The scaled integer for a Decimal, or the Decimal itself when it has more than six places or is too large. */
+export function fromDecimal(d: Decimal): Num {
+  const limbs = d.d as number[] | null; // decimal.js: base-10^7 digits, the first aligned to the exponent
+  if (!limbs || limbs.length > 3) return d;
+  let m = limbs[0];
+  for (let i = 1; i < limbs.length; i++) m = m * 1e7 + limbs[i];
+  if (m > MAX) return d;
+  const digits = ((d.e % 7) + 7) % 7 + 1 + 7 * (limbs.length - 1);
+  const shift = d.e - digits + 1 + PLACES; // scaled = m × 10^shift
+  let scaled: number;
+  if (shift >= 0) {
+    if (shift > 15) return d;
+    scaled = m * POW10[shift];
+    if (scaled > MAX) return d;
+  } else {
+    if (-shift > 22) return d;
+    const p = POW10[-shift];
+    if (m % p !== 0) return d;
+    scaled = m / p;
+  }
+  return d.s < 0 ? -scaled : scaled;
+}
+
+export function toDecimal(n: Num): Decimal {
+  return typeof n === 'number' ? new Decimal(n).div(SCALE) : n;
+}
+
+export function plus(a: Num, b: Num): Num {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a + b;
+    if (r <= MAX && r >= -MAX) return r;
+  }
+  return fromDecimal(toDecimal(a).plus(toDecimal(b)));
+}
+
+export function minus(a: Num, b: Num): Num {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a - b;
+    if (r <= MAX && r >= -MAX) return r;
+  }
+  return fromDecimal(toDecimal(a).minus(toDecimal(b)));
+}
+
+export function times(a: Num, b: Num): Num {
+  if (typeof a === 'number' && typeof b === 'number') {
+    let r: number;
+    if (a % SCALE === 0) r = (a / SCALE) * b;
+    else if (b % SCALE === 0) r = a * (b / SCALE);
+    else {
+      const p = a * b;
+      r = p <= MAX && p >= -MAX && p % SCALE === 0 ? p / SCALE : NaN;
+    }
+    if (r <= MAX && r >= -MAX) return r;
+  }
+  return fromDecimal(toDecimal(a).times(toDecimal(b)));
+}
+
+/** `b` is known not to be zero. */
+export function div(a: Num, b: Num): Num {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const p = a * SCALE;
+    if (p <= MAX && p >= -MAX && p % b === 0) return p / b;
+    if (b % SCALE === 0 && a % (b / SCALE) === 0) return a / (b / SCALE);
+  }
+  return fromDecimal(toDecimal(a).div(toDecimal(b)));
+}
+
+export const isZero = (n: Num): boolean => (typeof n === 'number' ? n === 0 : n.isZero());
+
+export function cmp(a: Num, b: Num): number {
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
+  return toDecimal(a).cmp(toDecimal(b));
+}
+
+export function negate(a: Num): Num {
+  return typeof a === 'number' ? 0 - a : fromDecimal(new Decimal(0).minus(a));
+}
+
+export const isInteger = (n: Num): boolean => (typeof n === 'number' ? n % SCALE === 0 : n.isInteger());
+
+export const toInteger = (n: Num): number => (typeof n === 'number' ? n / SCALE : n.toNumber());
+
+export const fromInteger = (i: number): Num => (Math.abs(i) * SCALE <= MAX ? i * SCALE : fromDecimal(new Decimal(i)));
+
+const DECIMAL_MODE = {
+  half_up: Decimal.ROUND_HALF_UP,
+  half_even: Decimal.ROUND_HALF_EVEN,
+  floor: Decimal.ROUND_FLOOR,
+  ceil: Decimal.ROUND_CEIL,
+} as const;
+
+/** Round to `places` decimal places (decimal.js's modes: half_up rounds ties away from zero). */
+export function round(a: Num, places: number, mode: RoundingMode): Num {
+  if (typeof a !== 'number') return fromDecimal(a.toDecimalPlaces(places, DECIMAL_MODE[mode]));
+  if (places >= PLACES) return a;
+  const unit = POW10[PLACES - places];
+  const rem = ((a % unit) + unit) % unit; // 0 ≤ rem < unit
+  const down = a - rem;
+  if (rem === 0) return a;
+  switch (mode) {
+    case 'floor':
+      return down;
+    case 'ceil':
+      return down + unit;
+    case 'half_up':
+      return 2 * rem > unit || (2 * rem === unit && a > 0) ? down + unit : down;
+    case 'half_even':
+      return 2 * rem > unit || (2 * rem === unit && (down / unit) % 2 !== 0) ? down + unit : down;
+  }
+}
+
+export const floor = (a: Num): Num => round(a, 0, 'floor');
+export const ceil = (a: Num): Num => round(a, 0, 'ceil');
+
+/** The JSON form the interpreter's `toJson` gives for the same decimal. */
+export function numJson(n: Num): number | string {
+  if (typeof n === 'number' && n < 1e15 && n > -1e15) return n / SCALE;
+  return toJson(toDecimal(n)) as number | string;
+}

@@ -1,0 +1,25 @@
+import type { CalculateRequest } from '../compiler/4-package/package-types.js';
+import type { EngineName } from '../compiler/engine/engine.js';
+import type { LoadedPackage } from '../compiler/runtime/loaded-package.js';
+import { type CalculateResponse, calculateResponse } from '../server/calculation.js';
+
+// The library's calculate(): one household as POST /v1/calculate answers it.
+
+export interface CalculateOptions {
+  /** Record the trace (default true, as the API). */
+  trace?: boolean;
+  /** Time limit in ms (default 10,000). */
+  timeoutMs?: number;
+  /** The compiled engine (default) or the interpreter it is tested against. */
+  engine?: EngineName;
+}
+
+/**
+ * One household through a package: the API's CalculateResponse (outputs, trace, warnings).
+ * `request.household` follows the API's household conventions; `request.variables` defaults to
+ * the package's default outputs. Throws CalculationError (with the API's error code) for a bad
+ * household, an unknown variable or a failing rule.
+ */
+export function calculate(pkg: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: CalculateOptions = {}): CalculateResponse {
+  return calculateResponse(pkg, 'compiled', request, { timeoutMs: options.timeoutMs ?? 10_000, trace: options.trace, engine: options.engine });
+}

@@ -1,0 +1,13 @@
+// The library entry (`import { compile, loadPackage, calculate } from 'rules'`): the compiler
+// and the calculation of `POST /v1/calculate`, in-process, for Node programs that embed them.
+
+export { calculate, type CalculateOptions } from './calculate.js';
+export { compile, type CompileOptions, type Compiled } from './compile.js';
+export { listPrograms, loadPackage, PackageLoadError } from './load.js';
+export type { CalculateResponse } from '../server/calculation.js';
+export type { RuntimePackage } from '../compiler/4-package/package-types.js';
+export type { BuildFailure } from '../compiler/workspace.js';
+export type { EngineName } from '../compiler/engine/engine.js';
+export { LoadedPackage } from '../compiler/runtime/loaded-package.js';
+/** A failed calculation: `code` is the API's error code (invalid_household, invalid_request, runtime_error). */
+export { ApiError as CalculationError } from '../server/errors.js';
