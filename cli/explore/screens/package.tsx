@@ -12,16 +12,17 @@ export function PackageScreen({ jurisdiction, programId }: { jurisdiction: strin
   const [cursors, setCursors] = useState({ outputs: 0, inputs: 0 });
   const inputs = data?.entities.flatMap((e) => e.inputs.map((input) => ({ entity: e.entity, input }))) ?? [];
   const outputs = data?.outputs.filter((o) => !o.alias_for) ?? [];
-  useKeys(data ? ['↑↓/jk move', 'tab pane', ...(pane === 'outputs' ? ['enter rule'] : []), 'c household', 'g graph'] : []);
+  useKeys([...(data ? ['↑↓/jk move', 'tab pane', ...(pane === 'outputs' ? ['enter rule'] : [])] : []), 'c household', 'g graph']);
   useKeyInput((input, key) => {
+    // the household and the graph need only the package's name, not its loaded detail
+    if (input === 'c') return push({ kind: 'household', jurisdiction, programId });
+    if (input === 'g') return push({ kind: 'graph', jurisdiction, programId, label: `graph ${programId}` });
     if (!data) return;
     if (key.tab) return setPane((p) => (p === 'outputs' ? 'inputs' : 'outputs'));
     const count = pane === 'outputs' ? outputs.length : inputs.length;
     setCursors((c) => ({ ...c, [pane]: moved(c[pane], count, input, key) }));
     const output = outputs[cursors.outputs];
     if (key.return && pane === 'outputs' && output?.legal_id) push({ kind: 'rule', id: output.legal_id, label: output.name });
-    if (input === 'c') push({ kind: 'household', jurisdiction, programId });
-    if (input === 'g') push({ kind: 'graph', jurisdiction, programId, label: `graph ${programId}` });
   });
   if (!data) return <Pending error={error} />;
   const wide = columns >= 110;
