@@ -36,15 +36,15 @@ export function PackageScreen({ jurisdiction, programId }: { jurisdiction: strin
         {data.description}
       </T>
       <Panes wide={wide} share={0.45}>
-          <ListPane title="Outputs" items={outputs} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(o) => `${o.name}  ${o.legal_id ?? ''}`} />
-          <ListPane
-            title="Inputs"
-            items={inputs}
-            cursor={cursors.inputs}
-            height={height}
-            focused={pane === 'inputs'}
-            render={({ entity, input }) => `${entity}.${input.name}  ${input.dtype}${input.required ? ' required' : ` default ${formatValue(input.default)}`}${input.values ? ` (${input.values.join('|')})` : ''}`}
-          />
+        <ListPane title="Outputs" items={outputs} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(o) => `${o.name}  ${o.legal_id ?? ''}`} />
+        <ListPane
+          title="Inputs"
+          items={inputs}
+          cursor={cursors.inputs}
+          height={height}
+          focused={pane === 'inputs'}
+          render={({ entity, input }) => `${entity}.${input.name}  ${input.dtype}${input.required ? ' required' : ` default ${formatValue(input.default)}`}${input.values ? ` (${input.values.join('|')})` : ''}`}
+        />
       </Panes>
     </Box>
   );
