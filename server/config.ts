@@ -65,6 +65,8 @@ export interface ServeFlags {
 
 const ENVIRONMENTS: Environment[] = ['local', 'dev', 'staging', 'production'];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** The time limit of one calculation unless RULES_CALCULATE_TIMEOUT_MS says otherwise. */
+export const DEFAULT_CALCULATE_TIMEOUT_MS = 10_000;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -152,7 +154,7 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     apiKeys: parseApiKeys(env.RULES_API_KEYS),
     trustProxy: flagOn(env.RULES_TRUST_PROXY),
     corsOrigins: (env.RULES_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
-    calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, 10_000),
+    calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, DEFAULT_CALCULATE_TIMEOUT_MS),
     jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),
     shutdownGraceMs: positiveInt('RULES_SHUTDOWN_GRACE_MS', env.RULES_SHUTDOWN_GRACE_MS, 10_000),
     trialDailyCap: positiveInt('RULES_TRIAL_DAILY_CAP', env.RULES_TRIAL_DAILY_CAP, 1000),

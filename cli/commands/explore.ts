@@ -27,7 +27,7 @@ export function registerExplore(program: Command): void {
     .option('--compiled <dir>', 'explore this compiled output (default: the bundled encodings, compiled for the run)')
     .option('--root <dir>', 'encoding root to compile for the run; repeatable', collect)
     .option('--url <url>', 'explore a running daemon through its /v1 API (with --key)')
-    .option('--key <key>', 'API key for --url (needs rules:read, sources:read, graphs:read, calculate:run)')
+    .option('--key <key>', 'API key for --url (needs rules:read, sources:read, calculate:run)')
     .option('--json', 'refused: explore is interactive; the /v1 API (rules serve) and rules mcp answer in JSON')
     .addHelpText(
       'after',
@@ -66,7 +66,7 @@ function checkFlags(options: ExploreOptions): void {
   if (options.url && (options.compiled || options.root)) throw new UsageError('--url explores a daemon; it cannot be combined with --compiled or --root');
   if (options.compiled && options.root) throw new UsageError('--compiled explores a compiled output; it cannot be combined with --root (compile the roots with rules compile --out)');
   if (options.key && !options.url) throw new UsageError('--key is for --url');
-  if (options.url && !options.key) throw new UsageError('--url needs --key (an API key with rules:read, sources:read, graphs:read and calculate:run)');
+  if (options.url && !options.key) throw new UsageError('--url needs --key (an API key with rules:read, sources:read and calculate:run)');
   if (options.url) {
     let url: URL | undefined;
     try {

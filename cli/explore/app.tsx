@@ -76,7 +76,8 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
   useKeyInput((input, key) => {
     const back = (key.escape && typing.current !== 'field') || ((key.backspace || key.delete) && typing.current === 'no');
     if (help) {
-      if (input === '?' || back || input === 'q') setHelp(false);
+      if (input === 'q') exit();
+      else if (input === '?' || back) setHelp(false);
       return;
     }
     if (back) {
@@ -130,7 +131,7 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
           );
         })}
         <T tone="muted" wrap="truncate-end">
-          {(help ? ['? close help', 'q quit'] : [...keys, ...GLOBAL_KEYS]).join(' · ')}
+          {(help ? ['? or esc close help', 'q quit'] : [...keys, ...GLOBAL_KEYS]).join(' · ')}
         </T>
       </Box>
     </ExplorerContext.Provider>

@@ -1,7 +1,6 @@
 import { apiPath } from '../../mcp/api-path.js';
-import type { ExplorerSource, PackageDetail, PackageSummary, ProgramGraph, ProgramSummary, RuleDetail, RuleSummary, SourceReference } from './source.js';
+import type { CalculateResponse, ExplorerSource, PackageDetail, PackageSummary, ProgramGraph, ProgramSummary, RuleDetail, RuleSummary, SourceReference } from './source.js';
 import { SEARCH_LIMIT, searchQuery, SourceError } from './source.js';
-import type { CalculateResponse } from '../../server/calculation.js';
 
 // The explorer over a running daemon: the same questions as /v1 requests with the key, each
 // answer unwrapped from its envelope; an error envelope or a network failure becomes a SourceError.

@@ -1,4 +1,5 @@
 import { runCalculation } from '../../server/calculation.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
 import { ApiError } from '../../server/errors.js';
 import { packageDetail, packageSummary } from '../../server/routes/discovery.js';
 import type { Catalog } from '../../server/runtime/catalog.js';
@@ -6,9 +7,6 @@ import { type ExplorerSource, SEARCH_LIMIT, searchQuery, SourceError } from './s
 
 // The explorer over a compiled output tree in this process: the daemon's own catalogue, search
 // index, package views and calculation, so every answer is the one the API would give.
-
-/** The daemon's default per-calculation time limit (RULES_CALCULATE_TIMEOUT_MS). */
-const CALCULATE_TIMEOUT_MS = 10_000;
 
 export function localSource(catalog: Catalog, origin: string): ExplorerSource {
   const loaded = (jurisdiction: string, programId: string) => {
@@ -37,7 +35,7 @@ export function localSource(catalog: Catalog, origin: string): ExplorerSource {
     },
     async calculate(request) {
       try {
-        return runCalculation(catalog, request, CALCULATE_TIMEOUT_MS);
+        return runCalculation(catalog, request, DEFAULT_CALCULATE_TIMEOUT_MS);
       } catch (err) {
         if (err instanceof ApiError) throw new SourceError(err.code, err.message);
         throw err;

@@ -1,6 +1,5 @@
-import type { ProgramGraph } from '../../compiler/4-package/package-types.js';
+import type { CalculateRequest, ProgramGraph } from '../../compiler/4-package/package-types.js';
 import type { ProgramSummary, RuleDetail, RuleSummary, SourceReference } from '../../compiler/4-package/rule-index.js';
-import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
 import type { CalculateResponse } from '../../server/calculation.js';
 import type { packageDetail, packageSummary } from '../../server/routes/discovery.js';
 

@@ -173,20 +173,20 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
         </T>
       ))}
       <Panes wide={wide} share={0.45}>
-          <ListPane
-            title="Inputs"
-            items={fields}
-            cursor={cursors.inputs}
-            height={height}
-            focused={pane === 'inputs'}
-            empty="the package's sample household lists no inputs by entity"
-            render={(f) =>
-              editing && f === field
-                ? `${f.id}.${f.input.name} = ${edit.current}▏`
-                : `${f.id}.${f.input.name} = ${formatValue(f.value)}${f.input.unit ? ` ${f.input.unit}` : ''}`
-            }
-          />
-          <ListPane title="Outputs" items={lines} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(l) => `${'  '.repeat(l.depth)}${l.text}`} />
+        <ListPane
+          title="Inputs"
+          items={fields}
+          cursor={cursors.inputs}
+          height={height}
+          focused={pane === 'inputs'}
+          empty="the package's sample household lists no inputs by entity"
+          render={(f) =>
+            editing && f === field
+              ? `${f.id}.${f.input.name} = ${edit.current}▏`
+              : `${f.id}.${f.input.name} = ${formatValue(f.value)}${f.input.unit ? ` ${f.input.unit}` : ''}`
+          }
+        />
+        <ListPane title="Outputs" items={lines} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(l) => `${'  '.repeat(l.depth)}${l.text}`} />
       </Panes>
     </Box>
   );

@@ -12,16 +12,17 @@ export function PackageScreen({ jurisdiction, programId }: { jurisdiction: strin
   const [cursors, setCursors] = useState({ outputs: 0, inputs: 0 });
   const inputs = data?.entities.flatMap((e) => e.inputs.map((input) => ({ entity: e.entity, input }))) ?? [];
   const outputs = data?.outputs.filter((o) => !o.alias_for) ?? [];
-  useKeys(data ? ['↑↓/jk move', 'tab pane', ...(pane === 'outputs' ? ['enter rule'] : []), 'c household', 'g graph'] : []);
+  useKeys([...(data ? ['↑↓/jk move', 'tab pane', ...(pane === 'outputs' ? ['enter rule'] : [])] : []), 'c household', 'g graph']);
   useKeyInput((input, key) => {
+    // the household and the graph need only the package's name, not its loaded detail
+    if (input === 'c') return push({ kind: 'household', jurisdiction, programId });
+    if (input === 'g') return push({ kind: 'graph', jurisdiction, programId, label: `graph ${programId}` });
     if (!data) return;
     if (key.tab) return setPane((p) => (p === 'outputs' ? 'inputs' : 'outputs'));
     const count = pane === 'outputs' ? outputs.length : inputs.length;
     setCursors((c) => ({ ...c, [pane]: moved(c[pane], count, input, key) }));
     const output = outputs[cursors.outputs];
     if (key.return && pane === 'outputs' && output?.legal_id) push({ kind: 'rule', id: output.legal_id, label: output.name });
-    if (input === 'c') push({ kind: 'household', jurisdiction, programId });
-    if (input === 'g') push({ kind: 'graph', jurisdiction, programId, label: `graph ${programId}` });
   });
   if (!data) return <Pending error={error} />;
   const wide = columns >= 110;
@@ -35,15 +36,15 @@ export function PackageScreen({ jurisdiction, programId }: { jurisdiction: strin
         {data.description}
       </T>
       <Panes wide={wide} share={0.45}>
-          <ListPane title="Outputs" items={outputs} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(o) => `${o.name}  ${o.legal_id ?? ''}`} />
-          <ListPane
-            title="Inputs"
-            items={inputs}
-            cursor={cursors.inputs}
-            height={height}
-            focused={pane === 'inputs'}
-            render={({ entity, input }) => `${entity}.${input.name}  ${input.dtype}${input.required ? ' required' : ` default ${formatValue(input.default)}`}${input.values ? ` (${input.values.join('|')})` : ''}`}
-          />
+        <ListPane title="Outputs" items={outputs} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(o) => `${o.name}  ${o.legal_id ?? ''}`} />
+        <ListPane
+          title="Inputs"
+          items={inputs}
+          cursor={cursors.inputs}
+          height={height}
+          focused={pane === 'inputs'}
+          render={({ entity, input }) => `${entity}.${input.name}  ${input.dtype}${input.required ? ' required' : ` default ${formatValue(input.default)}`}${input.values ? ` (${input.values.join('|')})` : ''}`}
+        />
       </Panes>
     </Box>
   );

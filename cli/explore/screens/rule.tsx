@@ -54,8 +54,8 @@ export function RuleScreen({ id }: { id: string }) {
         </T>
       ))}
       <Panes wide={wide} share={0.5}>
-          <ListPane title="Dependencies" items={rule.dependencies} cursor={cursors.dependencies} height={wide ? listHeight : Math.ceil(listHeight / 2)} focused={pane === 'dependencies'} render={(d) => d} />
-          <ListPane title="Dependents" items={rule.dependents} cursor={cursors.dependents} height={wide ? listHeight : Math.floor(listHeight / 2)} focused={pane === 'dependents'} render={(d) => d} />
+        <ListPane title="Dependencies" items={rule.dependencies} cursor={cursors.dependencies} height={wide ? listHeight : Math.ceil(listHeight / 2)} focused={pane === 'dependencies'} render={(d) => d} />
+        <ListPane title="Dependents" items={rule.dependents} cursor={cursors.dependents} height={wide ? listHeight : Math.floor(listHeight / 2)} focused={pane === 'dependents'} render={(d) => d} />
       </Panes>
     </Box>
   );

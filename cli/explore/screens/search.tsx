@@ -32,7 +32,11 @@ export function SearchScreen() {
   useKeys(typing ? ['type to search', '↑↓ move', 'enter open', 'tab results'] : ['↑↓/jk move', 'enter open', 'tab search box']);
   const results = state.results;
   useKeyInput((input, key) => {
-    if (key.tab) return setTypingHere((t) => !t);
+    if (key.tab) {
+      // at once, so a key right after Tab is already a query letter or a command
+      setTyping(typing ? 'no' : 'query');
+      return setTypingHere(!typing);
+    }
     // in the box, letters are the query: only arrows move
     if (typing && !key.upArrow && !key.downArrow && !key.pageUp && !key.pageDown && !key.return) return;
     setCursor((c) => moved(c, results.length, typing ? '' : input, key));

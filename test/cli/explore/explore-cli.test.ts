@@ -42,7 +42,7 @@ describe('rules explore without a terminal, or with flags it cannot use', () => 
     await refused(['--compiled', empty], `--compiled ${empty} holds no compiled output (no manifest.json); build it with \`rules compile --out ${empty}\``);
     await refused(['--root', path.join(empty, 'nothing')], `--root ${path.join(empty, 'nothing')} does not exist`);
     await refused(['--url', 'ftp://example.org', '--key', KEY], '--url must be an http(s) URL such as http://127.0.0.1:8080, got "ftp://example.org"');
-    await refused(['--url', served.url], '--url needs --key (an API key with rules:read, sources:read, graphs:read and calculate:run)');
+    await refused(['--url', served.url], '--url needs --key (an API key with rules:read, sources:read and calculate:run)');
     await refused(['--key', KEY], '--key is for --url');
     await refused(['--url', served.url, '--key', KEY, '--compiled', empty], '--url explores a daemon; it cannot be combined with --compiled or --root');
     await refused(['--url', 'http://127.0.0.1:9', '--key', KEY], /^rules: --url: cannot reach http:\/\/127\.0\.0\.1:9: /);

@@ -9,6 +9,8 @@ import { compileBundled } from './helpers.js';
 // and over HTTP from a real `rules serve` of the same encodings.
 
 const KEY = 'explore-source-test-key-all-scopes-01';
+/** The scopes the explorer documents it needs, and no more. */
+const NARROW_KEY = 'explore-source-test-key-three-scopes-1';
 
 let compiled: ReturnType<typeof compileBundled>;
 let served: Served;
@@ -16,7 +18,12 @@ let local: ExplorerSource;
 let remote: ExplorerSource;
 beforeAll(async () => {
   compiled = compileBundled();
-  served = await serve({ keys: [{ id: 'all', key: KEY, scopes: ['*'] }] });
+  served = await serve({
+    keys: [
+      { id: 'all', key: KEY, scopes: ['*'] },
+      { id: 'explorer', key: NARROW_KEY, scopes: ['rules:read', 'sources:read', 'calculate:run'] },
+    ],
+  });
   local = localSource(compiled.catalog, 'compiled');
   remote = httpSource(served.url, KEY);
 });
@@ -79,5 +86,16 @@ describe('ExplorerSource in-process and over HTTP', () => {
     expect((await failure(httpSource('http://127.0.0.1:9', KEY).packages())).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:9: /);
     const refused = await failure(httpSource(served.url, 'not-a-key-of-this-daemon-0000000000').packages());
     expect(refused.code).toBe('unauthorized');
+  });
+
+  it('needs no more than rules:read, sources:read and calculate:run', async () => {
+    const narrow = httpSource(served.url, NARROW_KEY);
+    const [p] = await narrow.packages();
+    await narrow.programs();
+    const detail = await narrow.packageDetail(p.jurisdiction, p.program_id);
+    await narrow.graph(p.jurisdiction, p.program_id);
+    const [hit] = await narrow.search('snap allotment');
+    expect((await narrow.rule(hit.id)).rule.id).toBe(hit.id);
+    expect((await narrow.calculate(detail.sample_request)).trace.length).toBeGreaterThan(0);
   });
 });
