@@ -79,7 +79,10 @@ describe('rules explore in a terminal', () => {
     await openCoSnapHousehold(t, 'snap_earned_income');
     const before = await calculated({});
     await t.until(`snap_allotment = ${before.snap_allotment}`);
-    await t.keys('Enter', 'BSpace', 'BSpace', 'BSpace', 'BSpace');
+    await t.keys('Enter');
+    await t.until('enter set');
+    await t.keys(...Array(8).fill('BSpace'));
+    await t.until('household.snap_earned_income = ▏');
     await t.type('2400');
     await t.keys('Enter');
     await t.until('household.snap_earned_income = 2400 USD');
