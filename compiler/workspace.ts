@@ -97,9 +97,15 @@ export class Workspace {
   /** Per build: closure hashes by module target. */
   private closureHashes = new Map<string, string>();
 
+  /**
+   * `closureOnly`: compile the program specs alone (of `programsDirs` and the roots' own programs
+   * folders) and index only the modules of their import closures, never reading the rest of the
+   * roots; otherwise every module under the roots is read and indexed.
+   */
   constructor(
     readonly roots: string[],
     readonly programsDirs: string[],
+    readonly options: { closureOnly?: boolean } = {},
   ) {
     this.tree = new SourceTree(roots);
     this.provenance = this.tree.roots.map(rootProvenance);
@@ -120,7 +126,7 @@ export class Workspace {
   /** Modules, tests, program specs and what is not read under the roots (scanned once, then on additions and removals). */
   layout(): CorpusLayout {
     if (!this.scanned) {
-      const layout = scanCorpus(this.tree.roots, this.programsDirs);
+      const layout = scanCorpus(this.tree.roots, this.programsDirs, { specsOnly: this.options.closureOnly });
       this.scanned = { layout, files: new Set([...layout.modules, ...layout.tests, ...layout.specs.map((s) => s.file), ...layout.warnings.map((w) => w.path)]) };
     }
     return this.scanned.layout;
@@ -175,7 +181,7 @@ export class Workspace {
   build(onProgress?: (phase: 'modules' | 'programs', done: number, total: number) => void): Build {
     this.closureHashes = new Map();
     const targets = this.moduleTargets();
-    const modules: ParsedModule[] = [];
+    let modules: ParsedModule[] = [];
     targets.forEach((t, i) => {
       const mod = this.tree.module(t);
       if (mod) modules.push(mod);
@@ -253,6 +259,7 @@ export class Workspace {
       }
     }
     for (const key of this.packageCache.keys()) if (!candidates.some((c) => c.key === key)) this.packageCache.delete(key);
+    if (this.options.closureOnly) modules = this.closureModules(packages);
 
     const index = this.ruleIndex(modules, packages);
     const moduleErrors = modules.filter((m) => m.errors.length).map((m) => ({ file: m.file, error: describeError(m.errors[0]) }));
@@ -268,6 +275,12 @@ export class Workspace {
       moduleErrors,
       sourceHash: hash(modules.map((m) => `${m.target}:${m.hash}`).sort()),
     };
+  }
+
+  /** The modules of the packages' import closures, each once, in a stable order. */
+  private closureModules(packages: BuiltPackage[]): ParsedModule[] {
+    const targets = [...new Set(packages.flatMap((p) => p.modules))].sort();
+    return targets.map((t) => this.tree.module(t)).filter((m): m is ParsedModule => !!m);
   }
 
   private ruleIndex(modules: ParsedModule[], packages: BuiltPackage[]): Map<string, IndexedRule[]> {

@@ -37,7 +37,7 @@ export function registerCompile(program: Command): void {
     .command('compile')
     .description('compile RuleSpec encodings into runtime packages, program graphs and a rule index')
     .option('-r, --root <dir>', 'encoding root holding jurisdiction folders; repeatable (default: ./rulespec, else the bundled encodings)', collect)
-    .option('-p, --programs <dir>', 'folder of program specs <jurisdiction>/<program>/<period>.yaml; repeatable (default: <root>/programs; <root>/<jurisdiction>/programs/ is always read)', collect)
+    .option('-p, --programs <path>', 'folder of program specs <jurisdiction>/<program>/<period>.yaml, a folder within one, or one spec file; repeatable. Compiles and indexes only these programs (and those of <root>/<jurisdiction>/programs/) with their import closures (default: every module under the roots, the specs of <root>/programs)', collect)
     .option('-o, --out <dir>', 'output folder', '.rules/compiled')
     .option('-w, --watch', 'recompile when sources change; keep the last good output on errors')
     .option('--json', 'print the result as JSON (one object per compilation)')
@@ -46,7 +46,8 @@ export function registerCompile(program: Command): void {
       const { roots, programsDirs } = resolveCompileInputs(options.root, options.programs);
       const out = path.resolve(options.out);
       ensureWritableFolder(out, '--out');
-      const workspace = new Workspace(roots, programsDirs);
+      // naming programs compiles only their closures; the default compiles the whole tree
+      const workspace = new Workspace(roots, programsDirs, { closureOnly: Boolean(options.programs?.length) });
       let first = true;
       const once = () => {
         const manifest = compileOnce(workspace, out, options, first);
