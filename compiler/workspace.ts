@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ParsedModule } from './1-parse/module.js';
+import type { ParseCache } from './1-parse/parse-cache.js';
 import { importClosure } from './2-resolve/closure.js';
 import { type CorpusLayout, type LayoutWarning, scanCorpus, type SpecFile } from './2-resolve/corpus-layout.js';
 import { SourceTree, splitTarget } from './2-resolve/source-tree.js';
@@ -100,14 +101,15 @@ export class Workspace {
   /**
    * `closureOnly`: compile the program specs alone (of `programsDirs` and the roots' own programs
    * folders) and index only the modules of their import closures, never reading the rest of the
-   * roots; otherwise every module under the roots is read and indexed.
+   * roots; otherwise every module under the roots is read and indexed. `parseCache` keeps parsed
+   * modules between processes.
    */
   constructor(
     readonly roots: string[],
     readonly programsDirs: string[],
-    readonly options: { closureOnly?: boolean } = {},
+    readonly options: { closureOnly?: boolean; parseCache?: ParseCache } = {},
   ) {
-    this.tree = new SourceTree(roots);
+    this.tree = new SourceTree(roots, options.parseCache);
     this.provenance = this.tree.roots.map(rootProvenance);
   }
 
