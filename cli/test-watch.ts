@@ -31,7 +31,8 @@ export interface WatchStart {
 
 const isInside = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
 
-export async function watchTests(start: WatchStart): Promise<number> {
+/** Watch until SIGINT or SIGTERM; `ready` reports the first run once edits are being watched. */
+export async function watchTests(start: WatchStart, ready: () => void): Promise<number> {
   const tree = new SourceTree(start.roots, start.cacheDir ? new ParseCache(start.cacheDir) : undefined);
   const results = new Map<string, CaseResult[]>(start.selected.map((f) => [f, []]));
   for (const r of start.results) results.get(r.file)?.push(r);
@@ -77,6 +78,7 @@ export async function watchTests(start: WatchStart): Promise<number> {
 
   const watcher = watchSources(start.roots, rerun, (err) => process.stderr.write(`rules: re-run failed: ${err instanceof Error ? err.message : String(err)}\n`));
   await watcher.ready;
+  ready();
   if (!start.json) process.stdout.write(painter(process.stdout)('dim', `watching ${start.roots.map(displayPath).join(', ')} for changes (Ctrl-C to stop)`) + '\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -155,10 +155,12 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   if (options.filter !== undefined && !pool.results.length) throw new UsageError(`--filter ${JSON.stringify(options.filter)} matches no case in the ${files.length} test files`);
   const cache = cacheDir ? addReports(pool.cache) : undefined;
   const run: TestRun = { summary: summarize(files.length, pool.results), results: pool.results, warnings: [...warnings, ...(cache?.warnings ?? [])], durationMs: performance.now() - started };
-  report(run, options, startedAt, cache?.stats);
+  const reportFirst = () => report(run, options, startedAt, cache?.stats);
   if (options.watch) {
-    return watchTests({ roots, paths, selected: files, results: pool.results, closures: pool.closures, cacheDir, json: options.json, run: { filter: options.filter, strict: options.strict } });
+    // the first report comes once the watcher is ready: an edit after it is never missed
+    return watchTests({ roots, paths, selected: files, results: pool.results, closures: pool.closures, cacheDir, json: options.json, run: { filter: options.filter, strict: options.strict } }, reportFirst);
   }
+  reportFirst();
   return run.summary.failed + run.summary.errored > 0 ? EXIT_FAILURES : EXIT_OK;
 }
 
