@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SNAPSHOT_FILE } from './names.js';
+import { PACKAGE_VERSION } from './project.js';
 import type { ParsedModule } from './1-parse/module.js';
-import type { ParseCache } from './1-parse/parse-cache.js';
+import { codeFingerprint, type ParseCache } from './1-parse/parse-cache.js';
 import { importClosure } from './2-resolve/closure.js';
 import { type CorpusLayout, type LayoutWarning, scanCorpus, type SpecFile } from './2-resolve/corpus-layout.js';
 import { SourceTree, splitTarget } from './2-resolve/source-tree.js';
@@ -132,6 +135,19 @@ export class Workspace {
       this.scanned = { layout, files: new Set([...layout.modules, ...layout.tests, ...layout.specs.map((s) => s.file), ...layout.warnings.map((w) => w.path)]) };
     }
     return this.scanned.layout;
+  }
+
+  /**
+   * A hash of everything a whole-tree build depends on: this compiler's code and version, the
+   * roots with their provenance, what the layout reads and skips, and the content of every module,
+   * spec and snapshot file. Equal hashes mean an equal build.
+   */
+  inputsHash(): string {
+    const { modules, specs, warnings } = this.layout();
+    const h = createHash('sha256').update(`${PACKAGE_VERSION}\n${codeFingerprint(path.dirname(fileURLToPath(import.meta.url)))}\n${JSON.stringify([this.provenance, this.programsDirs, this.options.closureOnly ?? false, warnings])}\n`);
+    const snapshots = this.tree.roots.map((r) => path.join(r, SNAPSHOT_FILE)).filter((f) => existsSync(f));
+    for (const file of [...modules, ...specs.map((s) => s.file), ...snapshots]) h.update(`${file}\0`).update(readFileSync(file)).update('\0');
+    return h.digest('hex');
   }
 
   /** Every module under the roots' jurisdiction folders. */

@@ -10,7 +10,8 @@ import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
 import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/1-parse/parse-cache.js';
-import { addCacheOptions, type CacheOptions, parseCacheDir } from '../parse-cache-options.js';
+import { addCacheOptions, type CacheOptions, cacheDir } from '../parse-cache-options.js';
+import { recordStamp, stampFile, upToDate } from '../compile-stamp.js';
 import { ensureWritableFolder } from '../os-errors.js';
 import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
 import { defaultRoots } from '../default-roots.js';
@@ -49,8 +50,9 @@ export function registerCompile(program: Command): void {
     const out = path.resolve(options.out);
     ensureWritableFolder(out, '--out');
     // naming programs compiles only their closures; the default compiles the whole tree
-    const cacheDir = parseCacheDir(options);
-    const workspace = new Workspace(roots, programsDirs, { closureOnly: Boolean(options.programs?.length), parseCache: cacheDir ? new ParseCache(cacheDir) : undefined });
+    const closureOnly = Boolean(options.programs?.length);
+    const cache = cacheDir(options);
+    const workspace = new Workspace(roots, programsDirs, { closureOnly, parseCache: cache ? new ParseCache(path.join(cache, 'parse')) : undefined });
     let first = true;
     const once = () => {
       const manifest = compileOnce(workspace, out, options, first);
@@ -58,7 +60,18 @@ export function registerCompile(program: Command): void {
       return manifest;
     };
     if (!options.watch) {
-      process.exitCode = once().failures.length ? EXIT_FAILURES : EXIT_OK;
+      const started = performance.now();
+      // a whole tree compiled before from the same inputs into this folder is not compiled again
+      const stamp = cache && !closureOnly ? { file: stampFile(cache, out), inputs: workspace.inputsHash() } : undefined;
+      const unchanged = stamp && upToDate(stamp.file, stamp.inputs, out);
+      if (unchanged) {
+        printResult({ ...unchanged, duration_ms: Math.round(performance.now() - started) }, out, options, undefined, true);
+        process.exitCode = unchanged.failures.length ? EXIT_FAILURES : EXIT_OK;
+        return;
+      }
+      const manifest = once();
+      if (stamp) recordStamp(stamp.file, stamp.inputs, out);
+      process.exitCode = manifest.failures.length ? EXIT_FAILURES : EXIT_OK;
       return;
     }
     let last: Manifest | undefined;
@@ -90,10 +103,13 @@ function compileOnce(workspace: Workspace, out: string, options: CompileOptions,
   progress.clear();
   const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep });
   // the cache's own warnings are this run's, not the compiled output's: printed, never in the manifest
-  const cache = workspace.tree.cache?.drain();
-  if (options.json) process.stdout.write(JSON.stringify(summary(manifest, out, cache)) + '\n');
-  else printHuman(manifest, out, cache?.warnings ?? []);
+  printResult(manifest, out, options, workspace.tree.cache?.drain(), false);
   return manifest;
+}
+
+function printResult(m: Manifest, out: string, options: CompileOptions, cache: CacheReport | undefined, unchanged: boolean): void {
+  if (options.json) process.stdout.write(JSON.stringify({ ...summary(m, out, cache), unchanged }) + '\n');
+  else printHuman(m, out, cache?.warnings ?? [], unchanged);
 }
 
 function summary(m: Manifest, out: string, cache: CacheReport | undefined) {
@@ -111,7 +127,7 @@ function summary(m: Manifest, out: string, cache: CacheReport | undefined) {
   };
 }
 
-function printHuman(m: Manifest, out: string, cacheWarnings: CacheWarning[]): void {
+function printHuman(m: Manifest, out: string, cacheWarnings: CacheWarning[], unchanged: boolean): void {
   const paint = painter(process.stdout);
   const lines: string[] = [];
   for (const p of m.packages) lines.push(`  ${paint('green', '✓')} ${p.jurisdiction}/${p.program_id} ${paint('dim', `${p.output_count} outputs, ${p.input_count} inputs · ${p.runtime_id}`)}`);
@@ -121,8 +137,9 @@ function printHuman(m: Manifest, out: string, cacheWarnings: CacheWarning[]): vo
   }
   lines.push(...warningLines([...m.warnings, ...cacheWarnings], paint));
   if (m.module_errors.length) lines.push(paint('yellow', `  ${m.module_errors.length} modules have errors (their rules are indexed but cannot run; \`rules test\` shows them)`));
+  if (unchanged) lines.push(`sources unchanged since the compilation of ${m.compiled_at}: nothing to do`);
   lines.push(
-    `compiled ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${path.relative(process.cwd(), out) || '.'}`,
+    `${unchanged ? 'kept' : 'compiled'} ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${path.relative(process.cwd(), out) || '.'}`,
   );
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -22,19 +22,29 @@ export interface CacheStats {
   written: number;
 }
 
-/** The parser's fingerprint: the code of this folder (the parse phase) and of the YAML library,
- *  read once per process. */
-let fingerprint: string | undefined;
-function parserFingerprint(): string {
-  if (fingerprint === undefined) {
-    const dir = path.dirname(fileURLToPath(import.meta.url));
-    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(js|ts)$/.test(f)).sort();
+const fingerprints = new Map<string, string>();
+
+/** A hash of the code in a folder (recursively), read once per process: what a cache of that
+ *  code's results must be keyed by. */
+export function codeFingerprint(dir: string): string {
+  let f = fingerprints.get(dir);
+  if (f === undefined) {
     const h = createHash('sha256');
-    for (const f of files) h.update(`${f}\n`).update(readFileSync(path.join(dir, f)));
-    h.update(readFileSync(fileURLToPath(import.meta.resolve('js-yaml'))));
-    fingerprint = h.digest('hex');
+    for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => /\.(js|ts)$/.test(n)).sort()) h.update(`${name}\n`).update(readFileSync(path.join(dir, name)));
+    f = h.digest('hex');
+    fingerprints.set(dir, f);
   }
-  return fingerprint;
+  return f;
+}
+
+/** The parser's fingerprint: the code of this folder (the parse phase) and of the YAML library. */
+let parser: string | undefined;
+function parserFingerprint(): string {
+  parser ??= createHash('sha256')
+    .update(codeFingerprint(path.dirname(fileURLToPath(import.meta.url))))
+    .update(readFileSync(fileURLToPath(import.meta.resolve('js-yaml'))))
+    .digest('hex');
+  return parser;
 }
 
 export const contentHash = (text: string): string => createHash('sha256').update(text).digest('hex');

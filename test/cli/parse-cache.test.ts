@@ -59,11 +59,13 @@ describe('the parse cache', () => {
 
   it('a second rules compile reads the modules from the cache', async () => {
     const cache = mkdtempSync(path.join(tmpdir(), 'rules-cache-'));
-    const out = path.join(mkdtempSync(path.join(tmpdir(), 'rules-out-')), 'compiled');
-    const compile = async () => JSON.parse((await runCli(['compile', '--out', out, '--json', '--cache-dir', cache])).stdout) as { modules: number; parse_cache: { hits: number; misses: number } };
-    const cold = await compile();
+    const base = mkdtempSync(path.join(tmpdir(), 'rules-out-'));
+    // two output folders: the second is not up to date, so it compiles, from cached modules
+    const compile = async (out: string) => JSON.parse((await runCli(['compile', '--out', path.join(base, out), '--json', '--cache-dir', cache])).stdout) as { modules: number; unchanged: boolean; parse_cache: { hits: number; misses: number } };
+    const cold = await compile('first');
     expect(cold.parse_cache).toMatchObject({ hits: 0, misses: cold.modules });
-    const warm = await compile();
+    const warm = await compile('second');
+    expect(warm.unchanged).toBe(false);
     expect(warm.parse_cache).toMatchObject({ hits: cold.modules, misses: 0 });
   });
 });
