@@ -124,6 +124,7 @@ function summary(m: Manifest, out: string, cache: CacheReport | undefined) {
     warnings: [...m.warnings, ...(cache?.warnings ?? [])],
     module_errors: m.module_errors.length,
     parse_cache: cache?.stats ?? null,
+    peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
   };
 }
 

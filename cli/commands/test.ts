@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { CacheStats } from '../../compiler/1-parse/parse-cache.js';
+import { type CacheStats, newCacheRun } from '../../compiler/1-parse/parse-cache.js';
 import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
 import { walkFiles } from '../../compiler/2-resolve/source-tree.js';
 import { CONTENT_ROOTS, isJurisdiction, PROGRAMS_FOLDER } from '../../compiler/names.js';
@@ -143,7 +143,7 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   let failed = 0;
   const pool = await runInPool(
     files,
-    { roots, filter: options.filter, strict: options.strict, cacheDir, closures: options.watch },
+    { roots, filter: options.filter, strict: options.strict, cache: cacheDir ? { dir: cacheDir, run: newCacheRun() } : undefined, closures: options.watch },
     (p) => {
       for (const r of p.results) r.status === 'pass' ? passed++ : failed++;
       if (!options.json) progress.update(`testing ${p.files}/${files.length} files · ${passed} passed · ${failed} failed`);

@@ -7,8 +7,8 @@ export interface WorkerSetup {
   roots: string[];
   filter?: string;
   strict?: boolean;
-  /** The parse cache's entries folder (none: no cache). */
-  cacheDir?: string;
+  /** The parse cache's folder (none: no cache), and the run its workers write packs for. */
+  cache?: { dir: string; run: string };
   /** Also say which module targets each test file reaches (what --watch needs). */
   closures?: boolean;
 }

@@ -8,7 +8,7 @@ import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
 // files is read and parsed once per worker.
 
 const setup = workerData as WorkerSetup;
-const tree = new SourceTree(setup.roots, setup.cacheDir ? new ParseCache(setup.cacheDir) : undefined);
+const tree = new SourceTree(setup.roots, setup.cache ? new ParseCache(setup.cache.dir, setup.cache.run) : undefined);
 
 parentPort!.on('message', (msg: ToWorker) => {
   if (msg.type === 'exit') {

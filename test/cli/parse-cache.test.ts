@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loopCorpus, runCli } from './loop-corpus.js';
 
-// The persistent parse cache through the CLI: a second run reads it, a corrupt or misplaced
-// entry is reported and parsed afresh with the same results, --no-cache leaves it alone.
+// The persistent parse cache through the CLI: a second run reads it; a corrupt, misplaced or cut
+// entry is reported and its file parsed afresh with the same results; --no-cache leaves it alone.
 
 interface TestJson {
   summary: { cases: number; passed: number };
@@ -14,7 +14,15 @@ interface TestJson {
   stats: { parse_cache: { hits: number; misses: number; written: number } | null };
 }
 
-const entries = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.bin')).map((f) => path.join(dir, f));
+const packs = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.pack')).map((f) => path.join(dir, f)) : []);
+
+/** The records of a pack: [32-byte key, u32 LE length, value]. */
+function records(pack: string): { offset: number; length: number }[] {
+  const bytes = readFileSync(pack);
+  const out: { offset: number; length: number }[] = [];
+  for (let at = 0; at + 36 <= bytes.length; at += 36 + bytes.readUInt32LE(at + 32)) out.push({ offset: at, length: bytes.readUInt32LE(at + 32) });
+  return out;
+}
 
 describe('the parse cache', () => {
   it('a second rules test reads every file from the cache and gives the same results', async () => {
@@ -28,30 +36,37 @@ describe('the parse cache', () => {
     expect(warm.results).toEqual(cold.results);
     expect(warm.warnings).toEqual([]);
 
-    // corrupt one entry, and put another entry's bytes under a third entry's name
-    const [a, b, c] = entries(path.join(cache, 'parse'));
-    writeFileSync(a, 'not a structured clone');
-    copyFileSync(b, c);
+    // corrupt one entry's value, swap the keys of two others, cut a record short at the end
+    const [pack] = packs(path.join(cache, 'parse'));
+    const bytes = readFileSync(pack);
+    const [a, b, c] = records(pack);
+    bytes.fill(7, a.offset + 36, a.offset + 36 + a.length);
+    const keyB = Buffer.from(bytes.subarray(b.offset, b.offset + 32));
+    bytes.copy(bytes, b.offset, c.offset, c.offset + 32);
+    keyB.copy(bytes, c.offset);
+    writeFileSync(pack, Buffer.concat([bytes, bytes.subarray(0, 40)]));
+
     const repaired = await test();
     expect(repaired.results).toEqual(cold.results);
-    expect(repaired.stats.parse_cache).toEqual({ hits: 6, misses: 2, written: 2 });
-    const reasons = Object.fromEntries(repaired.warnings.map((w) => [path.resolve(root, w.path), w.reason]));
-    expect(reasons[a]).toMatch(/^corrupt parse-cache entry ignored/);
-    expect(reasons[c]).toMatch(/^parse-cache entry is not the one its name promises; ignored/);
-    // rewritten: the next run is clean
+    expect(repaired.stats.parse_cache).toEqual({ hits: 5, misses: 3, written: 3 });
+    const reasons = repaired.warnings.filter((w) => path.resolve(root, w.path) === pack).map((w) => w.reason);
+    expect(reasons.filter((r) => /^corrupt parse-cache entry at byte \d+ of the pack ignored/.test(r))).toHaveLength(1);
+    expect(reasons.filter((r) => /is not the one its header names; ignored/.test(r))).toHaveLength(2);
+    expect(reasons.filter((r) => /ends in a partial entry at byte \d+/.test(r))).toHaveLength(1);
+    // the replacements win from now on: only the cut pack is still reported
     const again = await test();
-    expect(again.warnings).toEqual([]);
-    expect(again.stats.parse_cache?.hits).toBe(8);
+    expect(again.stats.parse_cache).toEqual({ hits: 8, misses: 0, written: 0 });
+    expect(again.warnings.map((w) => w.reason)).toEqual([expect.stringMatching(/ends in a partial entry/)]);
   });
 
   it('lives in <data dir>/cache by default (RULES_DATA_DIR), RULES_CACHE_DIR moves it, --no-cache turns it off', async () => {
     const root = loopCorpus();
     const data = mkdtempSync(path.join(tmpdir(), 'rules-data-'));
     await runCli(['test', '--root', root], { cwd: root, env: { RULES_DATA_DIR: data } });
-    expect(entries(path.join(data, 'cache', 'parse'))).toHaveLength(8);
+    expect(records(packs(path.join(data, 'cache', 'parse'))[0])).toHaveLength(8);
     const moved = mkdtempSync(path.join(tmpdir(), 'rules-moved-'));
     await runCli(['test', '--root', root], { cwd: root, env: { RULES_CACHE_DIR: moved } });
-    expect(entries(path.join(moved, 'parse'))).toHaveLength(8);
+    expect(records(packs(path.join(moved, 'parse'))[0])).toHaveLength(8);
     const off = JSON.parse((await runCli(['test', '--root', root, '--json', '--no-cache'], { cwd: root })).stdout) as TestJson;
     expect(off.stats.parse_cache).toBeNull();
     expect(existsSync(path.join(root, '.rules'))).toBe(false);
