@@ -7,7 +7,7 @@
 //      does). Wall time and peak RSS per process. Writes bench/results/compile.json.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Workspace } from '../dist/compiler/workspace.js';
@@ -70,7 +70,7 @@ rmSync(work, { recursive: true, force: true });
 const report = {
   benchmark: 'compile',
   recorded_at: new Date().toISOString(),
-  machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+  machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1m: +loadavg()[0].toFixed(2) },
   corpus: path.relative(project, corpus) || '.',
   repeats,
   full_compile: full,

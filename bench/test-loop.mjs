@@ -1,12 +1,13 @@
 // npm run bench:test-loop — the encoder's test loop over the whole shared corpus, in one run:
-//   1. `rules test` without the parse cache, then cold (empty cache, filled by the run) and warm;
+//   1. `rules test` without the parse cache, cold (an empty cache, filled by the run) and warm,
+//      in interleaved rounds (median of BENCH_REPEATS, default 3);
 //   2. `rules test --watch`: the re-run after editing one Colorado module, from the write on disk
 //      to the run's report on stdout, and the run alone.
 // The watched corpus is a temporary copy (the shared corpus is never edited). Writes
 // bench/results/test-loop.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +15,7 @@ const project = fileURLToPath(new URL('..', import.meta.url));
 const corpus = process.env.RULES_CORPUS ?? fileURLToPath(new URL('../../shared/rulespec-us', import.meta.url));
 const cli = `${project}bin/rules.js`;
 const work = mkdtempSync(path.join(tmpdir(), 'rules-bench-loop-'));
+const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mib = (bytes) => Math.round(bytes / 1048576);
 
@@ -25,9 +27,18 @@ function test(cacheArgs) {
   const { summary, stats } = JSON.parse(out);
   return { passed: summary.passed, cases: summary.cases, files: summary.files, wall_ms: wall, run_ms: stats.duration_ms, peak_rss_mib: mib(stats.peak_rss_bytes), parse_cache: stats.parse_cache };
 }
-const cacheDir = path.join(work, 'cache');
-const whole = { no_cache: test(['--no-cache']), cold: test(['--cache-dir', cacheDir]), warm: test(['--cache-dir', cacheDir]) };
-for (const [name, r] of Object.entries(whole)) console.log(`rules test, ${name.replace('_', ' ')}: ${r.passed}/${r.cases} cases, ${r.wall_ms} ms wall, peak RSS ${r.peak_rss_mib} MiB`);
+// rounds of the three, interleaved, so that the load of a shared machine falls on all alike
+const rounds = Array.from({ length: repeats }, (_, i) => {
+  const cacheDir = path.join(work, `cache-${i}`);
+  return { no_cache: test(['--no-cache']), cold: test(['--cache-dir', cacheDir]), warm: test(['--cache-dir', cacheDir]) };
+});
+const whole = Object.fromEntries(
+  ['no_cache', 'cold', 'warm'].map((name) => {
+    const runs = rounds.map((r) => r[name]);
+    return [name, { ...runs[0], wall_ms: median(runs.map((r) => r.wall_ms)), runs_ms: runs.map((r) => r.wall_ms), peak_rss_mib: Math.max(...runs.map((r) => r.peak_rss_mib)) }];
+  }),
+);
+for (const [name, r] of Object.entries(whole)) console.log(`rules test, ${name.replace('_', ' ')}: ${r.passed}/${r.cases} cases, median ${r.wall_ms} ms wall (${r.runs_ms.join(', ')}), peak RSS ${r.peak_rss_mib} MiB`);
 
 // 2. --watch on a copy: edit one Colorado module (alternating values), time each re-run
 const copy = path.join(work, 'rulespec-us');
@@ -82,8 +93,9 @@ console.log(`--watch re-run after editing ${moduleRel}: ${watch.rerun_files} tes
 const report = {
   benchmark: 'test-loop',
   recorded_at: new Date().toISOString(),
-  machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+  machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1m: +loadavg()[0].toFixed(2) },
   corpus: path.relative(project, corpus) || '.',
+  repeats,
   whole_corpus: { ...whole, warm_vs_cold: +(whole.cold.wall_ms / whole.warm.wall_ms).toFixed(2), warm_vs_no_cache: +(whole.no_cache.wall_ms / whole.warm.wall_ms).toFixed(2) },
   watch: { ...watch, target_ms: 300, met: watch.end_to_end_ms < 300 },
 };
