@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ParseCache } from '../compiler/1-parse/parse-cache.js';
-import { isTestFile } from '../compiler/2-resolve/corpus-layout.js';
+import { fileRole, isTestFile } from '../compiler/2-resolve/corpus-layout.js';
 import { SourceTree } from '../compiler/2-resolve/source-tree.js';
 import { type CaseResult, type RunOptions, runTestFile, testedTargets } from '../compiler/harness/run-file.js';
 import { watchSources } from '../compiler/watch.js';
@@ -37,9 +37,10 @@ export async function watchTests(start: WatchStart, ready: () => void): Promise<
   const results = new Map<string, CaseResult[]>(start.selected.map((f) => [f, []]));
   for (const r of start.results) results.get(r.file)?.push(r);
   const closures = new Map(start.closures);
-  // a new test file is run when the command's paths cover it (without paths, anywhere in the roots)
+  // a new test file is run when the roots' layout runs it and the command's paths (if any) cover it
   const asked = start.paths.map((p) => path.resolve(p));
-  const covers = (file: string) => (asked.length ? asked.some((p) => p === file || isInside(file, p)) : true);
+  const inLayout = (file: string) => start.roots.some((r) => isInside(file, r) && fileRole(path.relative(r, file).split(path.sep)) === 'test');
+  const covers = (file: string) => inLayout(file) && (!asked.length || asked.some((p) => p === file || isInside(file, p)));
   let runs = 0;
 
   const concerned = (changed: string[]): string[] => {
@@ -76,14 +77,16 @@ export async function watchTests(start: WatchStart, ready: () => void): Promise<
     printRun(++runs, changed, run, all, start.json);
   };
 
+  // listen for the signals before saying anything: whoever reads that may stop us at once
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   const watcher = watchSources(start.roots, rerun, (err) => process.stderr.write(`rules: re-run failed: ${err instanceof Error ? err.message : String(err)}\n`));
   await watcher.ready;
   ready();
   if (!start.json) process.stdout.write(painter(process.stdout)('dim', `watching ${start.roots.map(displayPath).join(', ')} for changes (Ctrl-C to stop)`) + '\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopped;
   await watcher.close();
   const all = [...results.values()].flat();
   return all.some((r) => r.status !== 'pass') ? EXIT_FAILURES : EXIT_OK;

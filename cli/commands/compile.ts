@@ -75,6 +75,11 @@ export function registerCompile(program: Command): void {
       return;
     }
     let last: Manifest | undefined;
+    // listen for the signals before the first report: whoever reads it may stop us at once
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
     const watcher = watchSources(
       [...roots, ...programsDirs].filter((d) => existsSync(d)),
       (files) => {
@@ -85,10 +90,7 @@ export function registerCompile(program: Command): void {
     );
     await watcher.ready;
     last = once();
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopped;
     await watcher.close();
     process.exitCode = last && last.failures.length ? EXIT_FAILURES : EXIT_OK;
   });

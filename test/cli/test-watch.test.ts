@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../paths.js';
-import { caseText, loopCorpus } from './loop-corpus.js';
+import { caseText, loopCorpus, moduleText, rule } from './loop-corpus.js';
 
 // `rules test --watch` as a user runs it: a real process over a temp corpus, edits on disk, one
 // JSON object per run on stdout, stopped with SIGTERM.
@@ -61,13 +61,21 @@ describe('rules test --watch', () => {
     expect(ranFiles(third)).toEqual(['c.test.yaml']);
     expect(third.results.map((r) => r.case)).toEqual(['c adds three, renamed']);
 
-    // fixing the module passes its dependents again, yet the run stays failing-free only if all pass
+    // a new module concerns no test yet; its new test file is run and joins the selection
+    writeFileSync(path.join(root, 'us/statutes/demo/d.yaml'), moduleText(rule('d_total', 'amount + 4')));
+    expect((await nextRun(4)).summary.files).toBe(0);
+    writeFileSync(path.join(root, 'us/statutes/demo/d.test.yaml'), caseText('us:statutes/demo/d', 'd adds four', 'd_total', 14));
+    const fifth = await nextRun(5);
+    expect(ranFiles(fifth)).toEqual(['d.test.yaml']);
+    expect(fifth.totals).toMatchObject({ files: 5, failed: 3 });
+
+    // fixing the module passes its dependents again
     writeFileSync(base, readFileSync(base, 'utf8').replace('amount * 3', 'amount * 2'));
-    const fourth = await nextRun(4);
-    expect(ranFiles(fourth)).toEqual(['a.test.yaml', 'b.test.yaml', 'base.test.yaml']);
-    expect(fourth.totals).toMatchObject({ files: 4, failed: 0 });
+    const sixth = await nextRun(6);
+    expect(ranFiles(sixth)).toEqual(['a.test.yaml', 'b.test.yaml', 'base.test.yaml']);
+    expect(sixth.totals).toMatchObject({ files: 5, failed: 0 });
     writeFileSync(cTest, caseText('us:statutes/demo/c', 'c now fails', 'c_total', 99));
-    await nextRun(5);
+    await nextRun(7);
 
     proc.kill('SIGTERM');
     const done = await proc;
