@@ -1,8 +1,10 @@
 // npm run bench:corpus — `rules test` over the whole shared corpus, with one worker and with one
-// per core, in one run so the ratio is meaningful. Writes bench/results/corpus.json.
+// per core, in one run so the ratio is meaningful; without the parse cache (bench:test-loop
+// measures it). Writes bench/results/corpus.json.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
@@ -10,7 +12,7 @@ const corpus = process.env.RULES_CORPUS ?? fileURLToPath(new URL('../../shared/r
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 
 function run(workers) {
-  const out = execFileSync(process.execPath, [`${project}bin/rules.js`, 'test', '--root', corpus, '--json', '--workers', String(workers)], {
+  const out = execFileSync(process.execPath, [`${project}bin/rules.js`, 'test', '--root', corpus, '--json', '--workers', String(workers), '--no-cache'], {
     maxBuffer: 512 * 1024 * 1024,
     env: { ...process.env, NO_COLOR: '1' },
   }).toString();
@@ -40,7 +42,7 @@ const report = {
   benchmark: 'corpus',
   recorded_at: new Date().toISOString(),
   machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
-  corpus,
+  corpus: path.relative(project, corpus) || '.',
   repeats,
   results,
   speedup: +(results[0].wall_ms / results.at(-1).wall_ms).toFixed(2),

@@ -41,8 +41,8 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
 
 export async function main(argv: string[]): Promise<void> {
   quietOnClosedPipe(process.stdout);
-  const program = await buildProgram(argv[2]);
   try {
+    const program = await buildProgram(argv[2]);
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {

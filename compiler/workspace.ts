@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SNAPSHOT_FILE } from './names.js';
+import { PACKAGE_VERSION } from './project.js';
 import type { ParsedModule } from './1-parse/module.js';
+import { codeFingerprint, type ParseCache } from './1-parse/parse-cache.js';
 import { importClosure } from './2-resolve/closure.js';
 import { type CorpusLayout, type LayoutWarning, scanCorpus, type SpecFile } from './2-resolve/corpus-layout.js';
 import { SourceTree, splitTarget } from './2-resolve/source-tree.js';
@@ -97,11 +101,18 @@ export class Workspace {
   /** Per build: closure hashes by module target. */
   private closureHashes = new Map<string, string>();
 
+  /**
+   * `closureOnly`: compile the program specs alone (of `programsDirs` and the roots' own programs
+   * folders) and index only the modules of their import closures, never reading the rest of the
+   * roots; otherwise every module under the roots is read and indexed. `parseCache` keeps parsed
+   * modules between processes.
+   */
   constructor(
     readonly roots: string[],
     readonly programsDirs: string[],
+    readonly options: { closureOnly?: boolean; parseCache?: ParseCache } = {},
   ) {
-    this.tree = new SourceTree(roots);
+    this.tree = new SourceTree(roots, options.parseCache);
     this.provenance = this.tree.roots.map(rootProvenance);
   }
 
@@ -120,10 +131,23 @@ export class Workspace {
   /** Modules, tests, program specs and what is not read under the roots (scanned once, then on additions and removals). */
   layout(): CorpusLayout {
     if (!this.scanned) {
-      const layout = scanCorpus(this.tree.roots, this.programsDirs);
+      const layout = scanCorpus(this.tree.roots, this.programsDirs, { specsOnly: this.options.closureOnly });
       this.scanned = { layout, files: new Set([...layout.modules, ...layout.tests, ...layout.specs.map((s) => s.file), ...layout.warnings.map((w) => w.path)]) };
     }
     return this.scanned.layout;
+  }
+
+  /**
+   * A hash of everything a whole-tree build depends on: this compiler's code and version, the
+   * roots with their provenance, what the layout reads and skips, and the content of every module,
+   * spec and snapshot file. Equal hashes mean an equal build.
+   */
+  inputsHash(): string {
+    const { modules, specs, warnings } = this.layout();
+    const h = createHash('sha256').update(`${PACKAGE_VERSION}\n${codeFingerprint(path.dirname(fileURLToPath(import.meta.url)))}\n${JSON.stringify([this.provenance, this.programsDirs, this.options.closureOnly ?? false, warnings])}\n`);
+    const snapshots = this.tree.roots.map((r) => path.join(r, SNAPSHOT_FILE)).filter((f) => existsSync(f));
+    for (const file of [...modules, ...specs.map((s) => s.file), ...snapshots]) h.update(`${file}\0`).update(readFileSync(file)).update('\0');
+    return h.digest('hex');
   }
 
   /** Every module under the roots' jurisdiction folders. */
@@ -175,7 +199,7 @@ export class Workspace {
   build(onProgress?: (phase: 'modules' | 'programs', done: number, total: number) => void): Build {
     this.closureHashes = new Map();
     const targets = this.moduleTargets();
-    const modules: ParsedModule[] = [];
+    let modules: ParsedModule[] = [];
     targets.forEach((t, i) => {
       const mod = this.tree.module(t);
       if (mod) modules.push(mod);
@@ -253,6 +277,7 @@ export class Workspace {
       }
     }
     for (const key of this.packageCache.keys()) if (!candidates.some((c) => c.key === key)) this.packageCache.delete(key);
+    if (this.options.closureOnly) modules = this.closureModules(packages);
 
     const index = this.ruleIndex(modules, packages);
     const moduleErrors = modules.filter((m) => m.errors.length).map((m) => ({ file: m.file, error: describeError(m.errors[0]) }));
@@ -268,6 +293,12 @@ export class Workspace {
       moduleErrors,
       sourceHash: hash(modules.map((m) => `${m.target}:${m.hash}`).sort()),
     };
+  }
+
+  /** The modules of the packages' import closures, each once, in a stable order. */
+  private closureModules(packages: BuiltPackage[]): ParsedModule[] {
+    const targets = [...new Set(packages.flatMap((p) => p.modules))].sort();
+    return targets.map((t) => this.tree.module(t)).filter((m): m is ParsedModule => !!m);
   }
 
   private ruleIndex(modules: ParsedModule[], packages: BuiltPackage[]): Map<string, IndexedRule[]> {

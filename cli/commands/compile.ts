@@ -9,13 +9,16 @@ import { formatDuration, painter, ProgressLine, warningLines } from '../output.j
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
+import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/1-parse/parse-cache.js';
+import { addCacheOptions, type CacheOptions, cacheDir } from '../parse-cache-options.js';
+import { recordStamp, stampFile, upToDate } from '../compile-stamp.js';
 import { ensureWritableFolder } from '../os-errors.js';
 import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
 import { defaultRoots } from '../default-roots.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
-interface CompileOptions {
+interface CompileOptions extends CacheOptions {
   root?: string[];
   programs?: string[];
   out: string;
@@ -33,48 +36,64 @@ export function resolveCompileInputs(root: string[] | undefined, programs: strin
 }
 
 export function registerCompile(program: Command): void {
-  program
+  const command = program
     .command('compile')
     .description('compile RuleSpec encodings into runtime packages, program graphs and a rule index')
     .option('-r, --root <dir>', 'encoding root holding jurisdiction folders; repeatable (default: ./rulespec, else the bundled encodings)', collect)
-    .option('-p, --programs <dir>', 'folder of program specs <jurisdiction>/<program>/<period>.yaml; repeatable (default: <root>/programs; <root>/<jurisdiction>/programs/ is always read)', collect)
+    .option('-p, --programs <path>', 'folder of program specs <jurisdiction>/<program>/<period>.yaml, a folder within one, or one spec file; repeatable. Compiles and indexes only these programs (and those of <root>/<jurisdiction>/programs/) with their import closures (default: every module under the roots, the specs of <root>/programs)', collect)
     .option('-o, --out <dir>', 'output folder', '.rules/compiled')
     .option('-w, --watch', 'recompile when sources change; keep the last good output on errors')
     .option('--json', 'print the result as JSON (one object per compilation)')
-    .addHelpText('after', '\nExit status: 0 every program compiled, 1 some program failed, 2 usage or configuration error.')
-    .action(async (options: CompileOptions) => {
-      const { roots, programsDirs } = resolveCompileInputs(options.root, options.programs);
-      const out = path.resolve(options.out);
-      ensureWritableFolder(out, '--out');
-      const workspace = new Workspace(roots, programsDirs);
-      let first = true;
-      const once = () => {
-        const manifest = compileOnce(workspace, out, options, first);
-        first = false;
-        return manifest;
-      };
-      if (!options.watch) {
-        process.exitCode = once().failures.length ? EXIT_FAILURES : EXIT_OK;
+    .addHelpText('after', '\nExit status: 0 every program compiled, 1 some program failed, 2 usage or configuration error.');
+  addCacheOptions(command).action(async (options: CompileOptions) => {
+    const { roots, programsDirs } = resolveCompileInputs(options.root, options.programs);
+    const out = path.resolve(options.out);
+    ensureWritableFolder(out, '--out');
+    // naming programs compiles only their closures; the default compiles the whole tree
+    const closureOnly = Boolean(options.programs?.length);
+    const cache = cacheDir(options);
+    const workspace = new Workspace(roots, programsDirs, { closureOnly, parseCache: cache ? new ParseCache(path.join(cache, 'parse')) : undefined });
+    let first = true;
+    const once = () => {
+      const manifest = compileOnce(workspace, out, options, first);
+      first = false;
+      return manifest;
+    };
+    if (!options.watch) {
+      const started = performance.now();
+      // a whole tree compiled before from the same inputs into this folder is not compiled again
+      const stamp = cache && !closureOnly ? { file: stampFile(cache, out), inputs: workspace.inputsHash() } : undefined;
+      const unchanged = stamp && upToDate(stamp.file, stamp.inputs, out);
+      if (unchanged) {
+        printResult({ ...unchanged, duration_ms: Math.round(performance.now() - started) }, out, options, undefined, true);
+        process.exitCode = unchanged.failures.length ? EXIT_FAILURES : EXIT_OK;
         return;
       }
-      let last: Manifest | undefined;
-      const watcher = watchSources(
-        [...roots, ...programsDirs].filter((d) => existsSync(d)),
-        (files) => {
-          for (const f of files) workspace.invalidate(f);
-          last = once();
-        },
-        (err) => process.stderr.write(`rules: rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`),
-      );
-      await watcher.ready;
-      last = once();
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await watcher.close();
-      process.exitCode = last && last.failures.length ? EXIT_FAILURES : EXIT_OK;
+      const manifest = once();
+      if (stamp) recordStamp(stamp.file, stamp.inputs, out);
+      process.exitCode = manifest.failures.length ? EXIT_FAILURES : EXIT_OK;
+      return;
+    }
+    let last: Manifest | undefined;
+    // listen for the signals before the first report: whoever reads it may stop us at once
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
     });
+    const watcher = watchSources(
+      [...roots, ...programsDirs].filter((d) => existsSync(d)),
+      (files) => {
+        for (const f of files) workspace.invalidate(f);
+        last = once();
+      },
+      (err) => process.stderr.write(`rules: rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`),
+    );
+    await watcher.ready;
+    last = once();
+    await stopped;
+    await watcher.close();
+    process.exitCode = last && last.failures.length ? EXIT_FAILURES : EXIT_OK;
+  });
 }
 
 function compileOnce(workspace: Workspace, out: string, options: CompileOptions, fullSweep: boolean): Manifest {
@@ -85,12 +104,17 @@ function compileOnce(workspace: Workspace, out: string, options: CompileOptions,
   });
   progress.clear();
   const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep });
-  if (options.json) process.stdout.write(JSON.stringify(summary(manifest, out)) + '\n');
-  else printHuman(manifest, out);
+  // the cache's own warnings are this run's, not the compiled output's: printed, never in the manifest
+  printResult(manifest, out, options, workspace.tree.cache?.drain(), false);
   return manifest;
 }
 
-function summary(m: Manifest, out: string) {
+function printResult(m: Manifest, out: string, options: CompileOptions, cache: CacheReport | undefined, unchanged: boolean): void {
+  if (options.json) process.stdout.write(JSON.stringify({ ...summary(m, out, cache), unchanged }) + '\n');
+  else printHuman(m, out, cache?.warnings ?? [], unchanged);
+}
+
+function summary(m: Manifest, out: string, cache: CacheReport | undefined) {
   return {
     out,
     compiled_at: m.compiled_at,
@@ -99,12 +123,14 @@ function summary(m: Manifest, out: string) {
     rules: m.index.rule_count,
     packages: m.packages.map((p) => ({ program_id: p.program_id, jurisdiction: p.jurisdiction, runtime_id: p.runtime_id, outputs: p.output_count, inputs: p.input_count })),
     failures: m.failures,
-    warnings: m.warnings,
+    warnings: [...m.warnings, ...(cache?.warnings ?? [])],
     module_errors: m.module_errors.length,
+    parse_cache: cache?.stats ?? null,
+    peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
   };
 }
 
-function printHuman(m: Manifest, out: string): void {
+function printHuman(m: Manifest, out: string, cacheWarnings: CacheWarning[], unchanged: boolean): void {
   const paint = painter(process.stdout);
   const lines: string[] = [];
   for (const p of m.packages) lines.push(`  ${paint('green', '✓')} ${p.jurisdiction}/${p.program_id} ${paint('dim', `${p.output_count} outputs, ${p.input_count} inputs · ${p.runtime_id}`)}`);
@@ -112,10 +138,11 @@ function printHuman(m: Manifest, out: string): void {
     lines.push(`  ${paint('red', '✗')} ${f.program}`);
     lines.push(f.error.split('\n').map((l) => `      ${l}`).join('\n'));
   }
-  lines.push(...warningLines(m.warnings, paint));
+  lines.push(...warningLines([...m.warnings, ...cacheWarnings], paint));
   if (m.module_errors.length) lines.push(paint('yellow', `  ${m.module_errors.length} modules have errors (their rules are indexed but cannot run; \`rules test\` shows them)`));
+  if (unchanged) lines.push(`sources unchanged since the compilation of ${m.compiled_at}: nothing to do`);
   lines.push(
-    `compiled ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${path.relative(process.cwd(), out) || '.'}`,
+    `${unchanged ? 'kept' : 'compiled'} ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${path.relative(process.cwd(), out) || '.'}`,
   );
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -1,33 +1,38 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type CacheStats, newCacheRun } from '../../compiler/1-parse/parse-cache.js';
 import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
 import { walkFiles } from '../../compiler/2-resolve/source-tree.js';
 import { CONTENT_ROOTS, isJurisdiction, PROGRAMS_FOLDER } from '../../compiler/names.js';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
-import { displayPath, formatDuration, painter, ProgressLine, warningLines } from '../output.js';
+import { displayPath, painter, ProgressLine } from '../output.js';
+import { addCacheOptions, addReports, type CacheOptions, parseCacheDir } from '../parse-cache-options.js';
+import { githubReport } from '../test-report/github.js';
+import { humanReport } from '../test-report/human.js';
+import { junitReport } from '../test-report/junit.js';
+import { summarize, type TestRun } from '../test-report/summary.js';
 import { runInPool } from '../test-pool/pool.js';
+import { watchTests } from '../test-watch.js';
 import { collect } from '../options.js';
 import { defaultRoots } from '../default-roots.js';
 
 // `rules test [PATH...]`: run the companion *.test.yaml cases of modules, in parallel.
 
-interface TestOptions {
+interface TestOptions extends CacheOptions {
   root?: string[];
   filter?: string;
   json?: boolean;
   workers?: number;
   strict?: boolean;
+  watch?: boolean;
+  reporter: Reporter;
+  reporterOutput?: string;
 }
 
-export interface TestSummary {
-  files: number;
-  cases: number;
-  passed: number;
-  failed: number;
-  errored: number;
-}
+const REPORTERS = ['human', 'junit', 'github'] as const;
+type Reporter = (typeof REPORTERS)[number];
 
 function positiveInteger(value: string): number {
   const n = Number(value);
@@ -36,7 +41,7 @@ function positiveInteger(value: string): number {
 }
 
 export function registerTest(program: Command): void {
-  program
+  const command = program
     .command('test')
     .description('run the companion *.test.yaml cases of RuleSpec modules')
     .argument('[paths...]', 'module or test files, or folders to search (default: every root)')
@@ -45,10 +50,14 @@ export function registerTest(program: Command): void {
     .option('--json', 'print one JSON object: {summary, results, warnings, stats}')
     .option('-w, --workers <n>', 'worker threads (default: one per core)', positiveInteger)
     .option('--strict', "also apply the reference harness's stricter rules: no key given twice once `<<:` merges are flattened, inputs only under content roots")
-    .addHelpText('after', '\nExit status: 0 all cases pass, 1 some case fails or errors, 2 usage or configuration error.')
-    .action(async (paths: string[], options: TestOptions) => {
-      process.exitCode = await runTests(paths, options);
-    });
+    .option('--watch', 'keep running: on every change under the roots, re-run the test files whose module import closure the change touches (stop with Ctrl-C)')
+    .addOption(new Option('--reporter <name>', 'report format: human, junit (JUnit XML) or github (GitHub Actions annotations)').choices(REPORTERS).default('human'))
+    .option('--reporter-output <file>', "write the --reporter report to this file (default: stdout, in place of the human report); stdout keeps the human or --json report")
+    .addHelpText('after', '\nExit status: 0 all cases pass, 1 some case fails or errors, 2 usage or configuration error.\nWith --watch, on Ctrl-C or SIGTERM: 1 if some case of the selection fails as of the last run, else 0.');
+  addCacheOptions(command);
+  command.action(async (paths: string[], options: TestOptions) => {
+    process.exitCode = await runTests(paths, options);
+  });
 }
 
 /**
@@ -111,11 +120,6 @@ function discover(paths: string[], roots: string[], layout: CorpusLayout): strin
   return [...files];
 }
 
-export function summarize(files: number, results: CaseResult[]): TestSummary {
-  const count = (s: CaseResult['status']) => results.filter((r) => r.status === s).length;
-  return { files, cases: results.length, passed: count('pass'), failed: count('fail'), errored: count('error') };
-}
-
 /** What the roots do not let run, under the paths asked for (all of it without paths). */
 function warningsFor(paths: string[], layout: CorpusLayout): LayoutWarning[] {
   if (!paths.length) return layout.warnings;
@@ -123,17 +127,23 @@ function warningsFor(paths: string[], layout: CorpusLayout): LayoutWarning[] {
 }
 
 async function runTests(paths: string[], options: TestOptions): Promise<number> {
+  if (options.json && options.reporter !== 'human' && !options.reporterOutput) {
+    throw new UsageError(`--json and --reporter ${options.reporter} would both write to stdout; name a file with --reporter-output`);
+  }
+  if (options.watch && options.reporter !== 'human') throw new UsageError('--watch reports each run in the human form or as --json, not with --reporter');
   const roots = resolveRoots(paths, options);
   const layout = scanCorpus(roots, defaultProgramsDirs(roots));
   const files = discover(paths, roots, layout);
   const warnings = warningsFor(paths, layout);
+  const cacheDir = parseCacheDir(options);
+  const startedAt = new Date();
   const started = performance.now();
   const progress = new ProgressLine();
   let passed = 0;
   let failed = 0;
-  const results = await runInPool(
+  const pool = await runInPool(
     files,
-    { roots, filter: options.filter, strict: options.strict },
+    { roots, filter: options.filter, strict: options.strict, cache: cacheDir ? { dir: cacheDir, run: newCacheRun() } : undefined, closures: options.watch },
     (p) => {
       for (const r of p.results) r.status === 'pass' ? passed++ : failed++;
       if (!options.json) progress.update(`testing ${p.files}/${files.length} files · ${passed} passed · ${failed} failed`);
@@ -142,41 +152,40 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   );
   progress.clear();
   // an empty selection is a mistake in the command (a typo in CI must not pass)
-  if (options.filter !== undefined && !results.length) throw new UsageError(`--filter ${JSON.stringify(options.filter)} matches no case in the ${files.length} test files`);
-  const summary = summarize(files.length, results);
-  if (options.json) {
-    const stats = { duration_ms: Math.round(performance.now() - started), peak_rss_bytes: process.resourceUsage().maxRSS * 1024 };
-    process.stdout.write(JSON.stringify({ summary, results: results.map(relativeResult), warnings: warnings.map((w) => ({ ...w, path: displayPath(w.path) })), stats }) + '\n');
-  } else {
-    printHuman(summary, results, warnings, performance.now() - started);
+  if (options.filter !== undefined && !pool.results.length) throw new UsageError(`--filter ${JSON.stringify(options.filter)} matches no case in the ${files.length} test files`);
+  const cache = cacheDir ? addReports(pool.cache) : undefined;
+  const run: TestRun = { summary: summarize(files.length, pool.results), results: pool.results, warnings: [...warnings, ...(cache?.warnings ?? [])], durationMs: performance.now() - started };
+  const reportFirst = () => report(run, options, startedAt, cache?.stats);
+  if (options.watch) {
+    // the first report comes once the watcher is ready: an edit after it is never missed
+    return watchTests({ roots, paths, selected: files, results: pool.results, closures: pool.closures, cacheDir, json: options.json, run: { filter: options.filter, strict: options.strict } }, reportFirst);
   }
-  return summary.failed + summary.errored > 0 ? EXIT_FAILURES : EXIT_OK;
+  reportFirst();
+  return run.summary.failed + run.summary.errored > 0 ? EXIT_FAILURES : EXIT_OK;
+}
+
+function report(run: TestRun, options: TestOptions, startedAt: Date, cache: CacheStats | undefined): void {
+  const other = options.reporter === 'junit' ? junitReport(run, startedAt) : options.reporter === 'github' ? githubReport(run) : undefined;
+  if (other !== undefined && options.reporterOutput) writeReport(options.reporterOutput, other);
+  if (options.json) {
+    const stats = { duration_ms: Math.round(run.durationMs), peak_rss_bytes: process.resourceUsage().maxRSS * 1024, parse_cache: cache ?? null };
+    process.stdout.write(JSON.stringify({ summary: run.summary, results: run.results.map(relativeResult), warnings: run.warnings.map((w) => ({ ...w, path: displayPath(w.path) })), stats }) + '\n');
+  } else if (other !== undefined && !options.reporterOutput) {
+    process.stdout.write(other);
+  } else {
+    process.stdout.write(humanReport(run, painter(process.stdout)));
+  }
+}
+
+function writeReport(file: string, text: string): void {
+  try {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    writeFileSync(file, text);
+  } catch (err) {
+    throw new UsageError(`cannot write --reporter-output ${file}: ${(err as Error).message}`);
+  }
 }
 
 function relativeResult(r: CaseResult): CaseResult {
   return { ...r, file: displayPath(r.file) };
-}
-
-function printHuman(summary: TestSummary, results: CaseResult[], warnings: LayoutWarning[], ms: number): void {
-  const paint = painter(process.stdout);
-  const out: string[] = [];
-  for (const r of results) {
-    if (r.status === 'pass') continue;
-    const label = r.status === 'fail' ? paint('red', 'FAIL') : paint('yellow', 'ERROR');
-    out.push(`${label} ${displayPath(r.file)} ${paint('dim', '›')} ${paint('bold', r.case)}`);
-    for (const f of r.failures) {
-      out.push(`  ${f.output}`);
-      out.push(`    expected: ${paint('green', JSON.stringify(f.expected))}`);
-      out.push(`    actual:   ${paint('red', JSON.stringify(f.actual))}`);
-    }
-    if (r.error) out.push(r.error.split('\n').map((l) => `  ${l}`).join('\n'));
-    out.push('');
-  }
-  out.push(...warningLines(warnings, paint));
-  const broken = summary.failed + summary.errored;
-  out.push(
-    paint('dim', `${summary.files} test files, ${summary.cases} cases in ${formatDuration(ms)}` + (summary.errored ? ` (of the ${broken} failed, ${summary.errored} could not run)` : '')),
-  );
-  out.push(`${summary.passed} passed, ${broken} failed`);
-  process.stdout.write(out.join('\n') + '\n');
 }

@@ -1,3 +1,4 @@
+import type { CacheReport } from '../../compiler/1-parse/parse-cache.js';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
 
 // What the test pool's main thread and its workers say to each other.
@@ -6,8 +7,12 @@ export interface WorkerSetup {
   roots: string[];
   filter?: string;
   strict?: boolean;
+  /** The parse cache's folder (none: no cache), and the run its workers write packs for. */
+  cache?: { dir: string; run: string };
+  /** Also say which module targets each test file reaches (what --watch needs). */
+  closures?: boolean;
 }
 
 export type ToWorker = { type: 'run'; files: string[] } | { type: 'exit' };
 
-export type FromWorker = { type: 'results'; files: number; results: CaseResult[] };
+export type FromWorker = { type: 'results'; files: number; results: CaseResult[]; cache?: CacheReport; closures?: [file: string, targets: string[]][] };

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { CacheReport } from '../../compiler/1-parse/parse-cache.js';
 import type { CaseResult } from '../../compiler/harness/run-file.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
 
@@ -13,6 +14,18 @@ export interface PoolProgress {
   results: CaseResult[];
 }
 
+export interface PoolRun {
+  results: CaseResult[];
+  /** What the workers' parse caches did, when there is a cache. */
+  cache: CacheReport[];
+  /** Test file → the module targets it reaches, when the setup asks for them. */
+  closures: Map<string, string[]>;
+}
+
+/** A larger young generation than V8's default: a run allocates many short-lived values (parsed
+ *  modules, datasets, decimals), and with the default most of its time went to scavenges. */
+const YOUNG_GENERATION_MB = 96;
+
 interface Region {
   next: number; // first batch not yet handed out
   end: number; // one past the last batch
@@ -23,7 +36,7 @@ export async function runInPool(
   setup: WorkerSetup,
   onProgress: (progress: PoolProgress) => void,
   requestedWorkers?: number,
-): Promise<CaseResult[]> {
+): Promise<PoolRun> {
   const workers = requestedWorkers ?? Math.max(1, Math.min(availableParallelism(), Math.ceil(files.length / 8)));
   const batchSize = Math.max(1, Math.min(16, Math.ceil(files.length / (workers * 8))));
   const batches: string[][] = [];
@@ -35,6 +48,8 @@ export async function runInPool(
   }));
   const collected: CaseResult[][] = new Array(batches.length);
   const progress: PoolProgress = { files: 0, results: [] };
+  const cache: CacheReport[] = [];
+  const closures = new Map<string, string[]>();
 
   const take = (own: Region): number | undefined => {
     if (own.next < own.end) return own.next++;
@@ -44,7 +59,7 @@ export async function runInPool(
 
   const runWorker = (own: Region) =>
     new Promise<void>((resolve, reject) => {
-      const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: setup });
+      const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       let current: number | undefined;
       const feed = () => {
         current = take(own);
@@ -53,6 +68,8 @@ export async function runInPool(
       };
       worker.on('message', (msg: FromWorker) => {
         collected[current!] = msg.results;
+        if (msg.cache) cache.push(msg.cache);
+        for (const [file, targets] of msg.closures ?? []) closures.set(file, targets);
         progress.files += msg.files;
         progress.results = msg.results;
         onProgress(progress);
@@ -64,5 +81,5 @@ export async function runInPool(
     });
 
   await Promise.all(regions.map(runWorker));
-  return collected.flat();
+  return { results: collected.flat(), cache, closures };
 }

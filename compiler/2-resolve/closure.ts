@@ -41,3 +41,21 @@ function describeExpected(tree: SourceTree, target: string): string {
   const rel = `${target.slice(0, colon)}/${target.slice(colon + 1)}.yaml`;
   return tree.roots.length === 1 ? `${tree.roots[0]}/${rel}` : `${rel} under any of ${tree.roots.join(', ')}`;
 }
+
+/**
+ * Every target a module reaches through its imports, itself included: those without a file and
+ * past cycles too, so that adding or fixing any of them is known to concern the module.
+ */
+export function reachableTargets(tree: SourceTree, rootTarget: string): string[] {
+  const seen = new Set<string>([rootTarget]);
+  const queue = [rootTarget];
+  for (let target = queue.pop(); target !== undefined; target = queue.pop()) {
+    for (const imp of tree.module(target)?.imports ?? []) {
+      if (!seen.has(imp.target)) {
+        seen.add(imp.target);
+        queue.push(imp.target);
+      }
+    }
+  }
+  return [...seen];
+}

@@ -47,18 +47,30 @@ const entries = (dir: string) => readdirSync(dir, { withFileTypes: true }).filte
 /** Why a YAML file that is neither a module, a test nor a placed spec is not read. */
 const unread = (name: string) => (isTestFile(name) ? 'a test file in a programs folder has no module to test' : 'modules, tests and program specs end in `.yaml`; a `.yml` file is not read');
 
-/** Program specs under a programs folder of the first layout: `<dir>/<jurisdiction>/…/<period>.yaml`. */
+/** The programs folder a path lies in (`…/programs/us-co/snap` → `…/programs`), else the path itself. */
+function programsBase(dir: string): string {
+  for (let d = dir, child = ''; path.dirname(d) !== d; child = path.basename(d), d = path.dirname(d)) {
+    if (path.basename(d) === PROGRAMS_FOLDER && isJurisdiction(child)) return d;
+  }
+  return dir;
+}
+
+/** Program specs under a programs folder of the first layout: `<dir>/<jurisdiction>/…/<period>.yaml`;
+ *  `dir` may also be a folder within one, or a single spec file. */
 function scanProgramsDir(dir: string, out: CorpusLayout): void {
-  for (const file of walkFiles(dir, isYaml)) {
-    const rel = path.relative(dir, file).split(path.sep);
+  const base = programsBase(dir);
+  for (const file of statSync(dir).isFile() ? [dir] : walkFiles(dir, isYaml)) {
+    const rel = path.relative(base, file).split(path.sep);
     if (!isModuleFile(rel[rel.length - 1])) out.warnings.push({ path: file, reason: unread(rel[rel.length - 1]) });
     else if (rel.length < 2 || !isJurisdiction(rel[0])) out.warnings.push({ path: file, reason: `program spec cannot be placed: it is not in a jurisdiction folder of ${dir} (<jurisdiction>/<program>/<period>.yaml)` });
     else out.specs.push({ file, jurisdiction: rel[0] });
   }
 }
 
-function scanJurisdiction(root: string, dir: string, out: CorpusLayout): void {
-  for (const file of walkFiles(dir, isYaml)) {
+function scanJurisdiction(root: string, dir: string, out: CorpusLayout, specsOnly: boolean): void {
+  const folder = specsOnly ? path.join(dir, PROGRAMS_FOLDER) : dir;
+  if (!existsSync(folder)) return;
+  for (const file of walkFiles(folder, isYaml)) {
     const rel = path.relative(root, file).split(path.sep);
     const role = fileRole(rel);
     if (role === 'module') out.modules.push(file);
@@ -76,9 +88,11 @@ export const defaultProgramsDirs = (roots: string[]): string[] => roots.map((r) 
 
 /**
  * Every module, test and program spec under the roots, and a warning for what is not read.
- * `programsDirs` are the folders of the first spec layout (default `<root>/programs`).
+ * `programsDirs` are the folders of the first spec layout (default `<root>/programs`), or folders
+ * and spec files within one. `specsOnly` reads the program specs alone (of both layouts), not the
+ * modules and tests: what compiling only some programs needs.
  */
-export function scanCorpus(roots: string[], programsDirs: string[]): CorpusLayout {
+export function scanCorpus(roots: string[], programsDirs: string[], { specsOnly = false } = {}): CorpusLayout {
   const out: CorpusLayout = { modules: [], tests: [], specs: [], warnings: [] };
   const programs = new Set(programsDirs.map((d) => path.resolve(d)));
   for (const root of roots.map((r) => path.resolve(r))) {
@@ -86,9 +100,11 @@ export function scanCorpus(roots: string[], programsDirs: string[]): CorpusLayou
     for (const entry of entries(root)) {
       const full = path.join(root, entry.name);
       if (entry.isDirectory()) {
-        if (isJurisdiction(entry.name)) scanJurisdiction(root, full, out);
+        if (isJurisdiction(entry.name)) scanJurisdiction(root, full, out, specsOnly);
         else if (entry.name === PROGRAMS_FOLDER) {
-          if (!programs.has(full)) out.warnings.push({ path: full, reason: `program specs here are not read: --programs names ${[...programs].join(', ')}` });
+          const within = [...programs].filter((p) => p !== full && !path.relative(full, p).startsWith('..'));
+          if (within.length) out.warnings.push({ path: full, reason: `only ${within.join(', ')} of the program specs here are read (--programs)` });
+          else if (!programs.has(full)) out.warnings.push({ path: full, reason: `program specs here are not read: --programs names ${[...programs].join(', ')}` });
         } else out.warnings.push({ path: full, reason: NOT_JURISDICTION });
       } else if (entry.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isDirectory()) {
         out.warnings.push({ path: full, reason: 'a symbolic link to a folder is not followed; nothing under it is read' });

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseModuleText, type ParsedModule } from '../1-parse/module.js';
+import { contentHash, type ParseCache } from '../1-parse/parse-cache.js';
 import { isJurisdiction } from '../names.js';
 
 // One or more encoding roots, each holding jurisdiction folders (`us/`, `us-co/`, …).
@@ -18,7 +18,11 @@ export class SourceTree {
   readonly roots: string[];
   private readonly modules = new Map<string, ParsedModule | null>();
 
-  constructor(roots: string[]) {
+  /** `cache`: where parsed modules persist between runs (none: parse every file read). */
+  constructor(
+    roots: string[],
+    readonly cache?: ParseCache,
+  ) {
     this.roots = roots.map((r) => path.resolve(r));
   }
 
@@ -53,8 +57,9 @@ export class SourceTree {
       const file = this.fileFor(target);
       if (file) {
         const text = readFileSync(file, 'utf8');
-        mod = parseModuleText(text, file, target);
-        mod.hash = createHash('sha256').update(text).digest('hex');
+        const hash = contentHash(text);
+        const parse = () => ({ ...parseModuleText(text, file, target), hash });
+        mod = this.cache ? this.cache.parsed(`module ${target}`, file, hash, parse, (m) => m.errors.length === 0) : parse();
       } else mod = null;
       this.modules.set(target, mod);
     }

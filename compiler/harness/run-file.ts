@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { locate } from '../1-parse/locate.js';
 import type { Program } from '../3-lower/ir.js';
+import { reachableTargets } from '../2-resolve/closure.js';
 import type { SourceTree } from '../2-resolve/source-tree.js';
 import { compileModule } from '../compile.js';
 import { RuleSpecError } from '../diagnostics.js';
@@ -27,6 +30,8 @@ export interface CaseResult {
   status: 'pass' | 'fail' | 'error';
   failures: Failure[];
   error?: string;
+  /** The case's line in its test file, for a case that does not pass. */
+  line?: number;
 }
 
 export interface RunOptions {
@@ -37,8 +42,9 @@ export interface RunOptions {
 
 export function runTestFile(tree: SourceTree, testFile: string, options: RunOptions = {}): CaseResult[] {
   let cases: RawCase[];
+  let listPath: string[];
   try {
-    cases = readTestCases(testFile);
+    ({ cases, listPath } = readTestCases(testFile, tree.cache));
   } catch (err) {
     return [{ file: testFile, case: '(file)', status: 'error', failures: [], error: describeError(err) }];
   }
@@ -47,7 +53,7 @@ export function runTestFile(tree: SourceTree, testFile: string, options: RunOpti
     .filter(({ name }) => !options.filter || name.includes(options.filter) || testFile.includes(options.filter));
   if (selected.length === 0) return [];
   const fileProblem = options.strict ? strictFileProblem(testFile) : undefined;
-  if (fileProblem) return selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error: fileProblem }));
+  if (fileProblem) return withLines(testFile, listPath, selected, selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error: fileProblem })));
 
   const moduleFile = moduleFileOf(testFile);
   const target = tree.targetFor(moduleFile);
@@ -57,9 +63,16 @@ export function runTestFile(tree: SourceTree, testFile: string, options: RunOpti
     program = compileModule(tree, target);
   } catch (err) {
     const error = describeError(err);
-    return selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error }));
+    return withLines(testFile, listPath, selected, selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error })));
   }
-  return selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile, options.strict));
+  return withLines(testFile, listPath, selected, selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile, options.strict)));
+}
+
+/** Locate the cases that do not pass (the file is read again only when one fails). */
+function withLines(file: string, listPath: string[], selected: { n: number }[], results: CaseResult[]): CaseResult[] {
+  if (results.every((r) => r.status === 'pass')) return results;
+  const text = readFileSync(file, 'utf8');
+  return results.map((r, i) => (r.status === 'pass' ? r : { ...r, line: locate({ file, path: [...listPath, selected[i].n - 1] }, text)?.line }));
 }
 
 function runCase(program: Program, c: RawCase, n: number, name: string, file: string, strict?: boolean): CaseResult {
@@ -150,3 +163,9 @@ function parameterOutput(program: Program, index: number, c: RawCase, period: Pe
   return value;
 }
 
+
+/** The module targets a test file's cases depend on: its module's reachable imports. */
+export function testedTargets(tree: SourceTree, testFile: string): string[] {
+  const target = tree.targetFor(moduleFileOf(testFile));
+  return target ? reachableTargets(tree, target) : [];
+}

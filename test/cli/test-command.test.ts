@@ -71,7 +71,7 @@ describe('rules test', () => {
     const root = tree({ 'us/statutes/demo/a.yaml': MODULE, 'us/statutes/demo/a.test.yaml': passing(21) });
     const res = await run(['test', '--root', root]);
     expect(res.exitCode).toBe(1);
-    expect(res.stdout).toMatch(/FAIL \S*us\/statutes\/demo\/a\.test\.yaml › doubles the amount/);
+    expect(res.stdout).toMatch(/FAIL \S*us\/statutes\/demo\/a\.test\.yaml:1 › doubles the amount/);
     expect(res.stdout).toContain('us:statutes/demo/a#doubled');
     expect(res.stdout).toContain('expected: 21');
     expect(res.stdout).toContain('actual:   20.5');

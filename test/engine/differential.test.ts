@@ -64,7 +64,7 @@ describe('compiled engine against the interpreter', () => {
         } catch {
           continue; // a module that does not compile is the conformance test's failure, not this one's
         }
-        readTestCases(file).forEach((c, i) => {
+        readTestCases(file).cases.forEach((c, i) => {
           cases++;
           const reference = runCase(program, c, i + 1, 'interpreter');
           if (reference.startsWith('error:')) errors++;
