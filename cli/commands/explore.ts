@@ -47,6 +47,10 @@ colour off. Exit status: 0 after q, 2 on a usage or configuration error.`,
       const color = colorEnabled(process.stdout);
       // Ink colours through chalk, which reads FORCE_COLOR when it loads
       if (!color) process.env.FORCE_COLOR = '0';
+      // Ink draws only the last frame when CI or CONTINUOUS_INTEGRATION is set (read when it
+      // loads); on the interactive terminal checked above that would be a blank screen
+      delete process.env.CI;
+      delete process.env.CONTINUOUS_INTEGRATION;
       const { runExplorer } = await import('../explore/run.js');
       if (remote) return runExplorer(remote, color);
       const { localSource } = await import('../explore/local-source.js');
