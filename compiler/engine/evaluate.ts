@@ -119,18 +119,7 @@ export class Evaluation {
 
   parameter(index: number, key: number): Value {
     const param = this.program.parameters[index];
-    const version = latestVersion(param.versions, this.period.start);
-    if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`, { notInEffect: { nextEffective: nextStart(param.versions, this.period.start) } });
-    const value = version.cells.get(key);
-    if (value === undefined) {
-      throw new EvaluationError(
-        param.indexedBy || version.cells.size > 1
-          ? `parameter \`${param.name}\` has no value for key ${key}${param.indexedBy ? ` (${param.indexedBy})` : ''}`
-          : `parameter \`${param.name}\` is a table; look it up with \`${param.name}[…]\``,
-        { missingKey: { parameter: index, key } },
-      );
-    }
-    return value;
+    return parameterCell(param, param.versions, this.period, index, key);
   }
 
   /** A rule result in the reference form (the interpreter computes in it). */
@@ -335,6 +324,32 @@ export class Evaluation {
 export function nextStart(versions: { from: number | null }[], day: number): number | undefined {
   const later = versions.map((v) => v.from).filter((f): f is number => f !== null && f > day);
   return later.length ? Math.min(...later) : undefined;
+}
+
+/**
+ * Cell `key` of parameter `index` in the version in effect in `period` (`versions`: the
+ * parameter's own, or the same versions with their cells in another number form); an
+ * EvaluationError naming what is missing otherwise. Both engines look parameters up here.
+ */
+export function parameterCell<T>(
+  param: { name: string; indexedBy?: string | null; versions: { from: number | null }[] },
+  versions: { from: number | null; to: number | null; cells: Map<number, T> }[],
+  period: Period,
+  index: number,
+  key: number,
+): T {
+  const version = latestVersion(versions, period.start);
+  if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(period)}`, { notInEffect: { nextEffective: nextStart(param.versions, period.start) } });
+  const value = version.cells.get(key);
+  if (value === undefined) {
+    throw new EvaluationError(
+      param.indexedBy || version.cells.size > 1
+        ? `parameter \`${param.name}\` has no value for key ${key}${param.indexedBy ? ` (${param.indexedBy})` : ''}`
+        : `parameter \`${param.name}\` is a table; look it up with \`${param.name}[…]\``,
+      { missingKey: { parameter: index, key } },
+    );
+  }
+  return value;
 }
 
 /** The version with the greatest `from` on or before `day`; none when that version has expired. */

@@ -1,6 +1,6 @@
 import type { Executable, Relation } from '../../3-lower/ir.js';
 import type { Dataset } from '../dataset.js';
-import { EvaluationError, latestVersion, nextStart, type Result } from '../evaluate.js';
+import { EvaluationError, latestVersion, nextStart, parameterCell, type Result } from '../evaluate.js';
 import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../values.js';
@@ -94,19 +94,7 @@ export class CompiledEvaluation {
   }
 
   fastParameter(index: number, key: number): Fast {
-    const param = this.program.exec.parameters[index];
-    const version = latestVersion(this.program.parameters[index], this.period.start);
-    if (!version) throw new EvaluationError(`parameter \`${param.name}\` has no value in effect on ${periodLabel(this.period)}`, { notInEffect: { nextEffective: nextStart(param.versions, this.period.start) } });
-    const value = version.cells.get(key);
-    if (value === undefined) {
-      throw new EvaluationError(
-        param.indexedBy || version.cells.size > 1
-          ? `parameter \`${param.name}\` has no value for key ${key}${param.indexedBy ? ` (${param.indexedBy})` : ''}`
-          : `parameter \`${param.name}\` is a table; look it up with \`${param.name}[…]\``,
-        { missingKey: { parameter: index, key } },
-      );
-    }
-    return value;
+    return parameterCell(this.program.exec.parameters[index], this.program.parameters[index], this.period, index, key);
   }
 
   /** Input slot number `slot` (see CompiledProgram.slots), memoised with the entity's rules. */
