@@ -22,43 +22,12 @@ import { rootProvenance, type RootProvenance } from './4-package/provenance.js';
 import { buildProgramList } from './4-package/programs.js';
 import type { ProgramSummary } from './4-package/rule-index.js';
 import { describeError } from './harness/describe-error.js';
+import type { Build, BuildFailure, BuiltPackage } from './build.js';
 
 // A workspace compiles encoding roots into everything the daemon serves: runtime packages,
 // program graphs, the rule index and the program list. It caches per package and per module,
 // keyed by the hashes of the sources involved, so a rebuild after an edit redoes only what the
 // edit touches.
-
-export interface BuiltPackage {
-  pkg: RuntimePackage;
-  graph: ProgramGraph;
-  /** Module targets in the program's closure. */
-  modules: string[];
-  /** The program's path in its jurisdiction, e.g. `snap` for `co-snap`. */
-  programPath?: string;
-}
-
-export interface BuildFailure {
-  program: string;
-  jurisdiction: string;
-  program_id: string;
-  file: string;
-  error: string;
-}
-
-export interface Build {
-  roots: RootProvenance[];
-  programsDirs: string[];
-  packages: BuiltPackage[];
-  failures: BuildFailure[];
-  /** What under the roots is not read, and why. */
-  warnings: LayoutWarning[];
-  /** Rule index entries, by module target. */
-  index: Map<string, IndexedRule[]>;
-  programs: ProgramSummary[];
-  modules: number;
-  moduleErrors: { file: string; error: string }[];
-  sourceHash: string;
-}
 
 interface Candidate {
   key: string; // stable identity: spec file or composition module target

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { RuntimePackage } from '../compiler/4-package/package-types.js';
 import { BUNDLED_ROOT } from '../compiler/project.js';
-import { type BuildFailure, Workspace } from '../compiler/workspace.js';
+import type { BuildFailure } from '../compiler/build.js';
+import { Workspace } from '../compiler/workspace.js';
 
 // The library's compile(): encoding roots to runtime packages, in memory.
 

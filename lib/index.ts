@@ -6,7 +6,7 @@ export { compile, type CompileOptions, type Compiled } from './compile.js';
 export { listPrograms, loadPackage, PackageLoadError } from './load.js';
 export type { CalculateResponse } from '../server/calculation.js';
 export type { RuntimePackage } from '../compiler/4-package/package-types.js';
-export type { BuildFailure } from '../compiler/workspace.js';
+export type { BuildFailure } from '../compiler/build.js';
 export type { EngineName } from '../compiler/engine/engine.js';
 export { LoadedPackage } from '../compiler/runtime/loaded-package.js';
 /** A failed calculation: `code` is the API's error code (invalid_household, invalid_request, runtime_error). */

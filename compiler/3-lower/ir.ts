@@ -1,4 +1,4 @@
-import type { Value } from '../engine/values.js';
+import type { Value } from '../values.js';
 import type { Formula, ParsedModule, RuleDecl } from '../1-parse/module.js';
 
 // The lowered program: two small expression languages (scalar and judgment) over rules,

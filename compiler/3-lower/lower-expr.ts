@@ -1,7 +1,7 @@
 import type { Expr } from '../1-parse/formula/ast.js';
 import type { Formula, ParsedModule } from '../1-parse/module.js';
 import { RuleSpecError } from '../diagnostics.js';
-import { Decimal } from '../engine/values.js';
+import { Decimal } from '../values.js';
 import { FUNCTIONS, arityText } from './functions.js';
 import type { CmpOp, InputUse, JudgmentExpr, ScalarExpr } from './ir.js';
 

@@ -1,7 +1,7 @@
 import { builtinUnits, type ParsedModule, type VersionDecl } from '../1-parse/module.js';
 import { type ClosureRule, type Namespace, SCALAR_ENTITY } from '../2-resolve/namespace.js';
 import { RuleSpecError } from '../diagnostics.js';
-import { Day, Decimal, type Value, valueFromYaml } from '../engine/values.js';
+import { Day, Decimal, type Value, valueFromYaml } from '../values.js';
 import type { Expr } from '../1-parse/formula/ast.js';
 import { FormulaLowerer, type Dependencies, type Symbols } from './lower-expr.js';
 import type { DerivedRule, InputUse, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';

@@ -1,5 +1,5 @@
 import type { Program } from '../3-lower/ir.js';
-import { Day } from '../engine/values.js';
+import { Day } from '../values.js';
 
 // The periods a package's figures cover. Calculations before `from` are refused (nothing is in
 // effect); calculations after `through` still run on the newest figures but are flagged, since

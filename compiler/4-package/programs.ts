@@ -1,4 +1,4 @@
-import type { BuildFailure, BuiltPackage } from '../workspace.js';
+import type { BuildFailure, BuiltPackage } from '../build.js';
 import type { IndexedRule, ProgramSummary } from './rule-index.js';
 
 // The program list: every (jurisdiction, program) that has indexed rules or a package.

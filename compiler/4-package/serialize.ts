@@ -1,5 +1,5 @@
 import type { ExecParameter, ExecRule, Executable, Relation } from '../3-lower/ir.js';
-import { Day, Decimal, type Value } from '../engine/values.js';
+import { Day, Decimal, type Value } from '../values.js';
 
 // The executable part of a program as plain JSON, for runtime packages: the daemon evaluates
 // packages without reading any YAML. Decimals travel as strings ({"$d": "0.3"}), dates as

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RuntimePackage } from '../4-package/package-types.js';
 import type { LayoutWarning } from '../2-resolve/corpus-layout.js';
-import type { BuildFailure } from '../workspace.js';
+import type { BuildFailure } from '../build.js';
 
 // manifest.json: the entry point of a compiled output tree (see output-tree.ts).
 

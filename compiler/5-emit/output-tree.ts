@@ -4,7 +4,7 @@ import path from 'node:path';
 import { walkFiles } from '../2-resolve/source-tree.js';
 import { OUTPUT_FORMAT_VERSION } from '../4-package/package-types.js';
 import { PACKAGE_VERSION } from '../project.js';
-import type { Build } from '../workspace.js';
+import type { Build } from '../build.js';
 import { type Manifest, readManifest } from './manifest.js';
 
 export { readManifest };

@@ -1,6 +1,6 @@
 import type { Relation } from '../3-lower/ir.js';
 import type { Period } from './period.js';
-import type { Value } from './values.js';
+import type { Value } from '../values.js';
 
 // What a query is evaluated against: input values per (slot, entity id) and relation tuples,
 // each valid over an interval of days.

@@ -3,7 +3,7 @@ import { CompiledEvaluation } from './compiled/evaluation.js';
 import type { Dataset } from './dataset.js';
 import { Evaluation, type Result } from './evaluate.js';
 import type { Period } from './period.js';
-import type { Value } from './values.js';
+import type { Value } from '../values.js';
 
 // The two engines behind one interface: the compiled one (closures and fast exact numbers)
 // runs calculations; the interpreter is the reference it is tested against.

@@ -2,7 +2,7 @@ import type { ExecRule, ExecVersion, Executable, JudgmentExpr, Relation, ScalarE
 import type { Dataset } from './dataset.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, outcomeJson } from './logic.js';
 import { type Period, periodLabel } from './period.js';
-import { Day, Decimal, formatValue, kindOf, toJson, type Value, ZERO } from './values.js';
+import { Day, Decimal, formatValue, kindOf, toJson, type Value, ZERO } from '../values.js';
 
 // The evaluator: lazy and memoised per (rule, entity id) within one query period. Only the taken
 // branch of an `if` is evaluated and `and`/`or` short-circuit left to right, because errors

@@ -1,4 +1,4 @@
-import { Day } from './values.js';
+import { Day } from '../values.js';
 
 // A query period: first and last day, inclusive. Versions are selected by the start;
 // inputs must cover the whole period.

@@ -1,7 +1,7 @@
 import type { Program } from '../3-lower/ir.js';
 import { Dataset } from '../engine/dataset.js';
 import { monthPeriod, type Period } from '../engine/period.js';
-import { Day, valueFromYaml } from '../engine/values.js';
+import { Day, valueFromYaml } from '../values.js';
 import type { RawCase } from './test-file.js';
 import { snakeCase } from '../names.js';
 

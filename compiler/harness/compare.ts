@@ -1,5 +1,5 @@
 import { isOutcome, type Outcome } from '../engine/logic.js';
-import { Day, Decimal, type Value, kindOf, toJson, valueFromYaml } from '../engine/values.js';
+import { Day, Decimal, type Value, kindOf, toJson, valueFromYaml } from '../values.js';
 
 // How an expected value in a test matches an actual one:
 //  · a judgment matches only `holds` / `not_holds` / `undetermined` (never YAML true/false);

@@ -9,7 +9,7 @@ import { type EngineName, startEvaluation } from '../engine/engine.js';
 import { latestVersion, type TraceStep } from '../engine/evaluate.js';
 import type { Outcome } from '../engine/logic.js';
 import type { Period } from '../engine/period.js';
-import type { Value } from '../engine/values.js';
+import type { Value } from '../values.js';
 import { type Actual, actualToJson, expectedToJson, matches } from './compare.js';
 import { buildDataset, CaseError, casePeriod, queryEntityId, rejectComputedInputs, rowIdOf, tables } from './case-data.js';
 import { describeError } from './describe-error.js';

@@ -1,6 +1,6 @@
 import { type EngineName, startEvaluation } from '../engine/engine.js';
 import { EvaluationError } from '../engine/evaluate.js';
-import { Day, Decimal, toJson } from '../engine/values.js';
+import { Day, Decimal, toJson } from '../values.js';
 import type { CalculateRequest } from '../4-package/package-types.js';
 import { HouseholdError, prepareHousehold } from './household.js';
 import type { LoadedPackage } from './loaded-package.js';

@@ -1,6 +1,6 @@
 import { Dataset } from '../engine/dataset.js';
 import { monthPeriod, type Period } from '../engine/period.js';
-import { Day, Decimal, type Value } from '../engine/values.js';
+import { Day, Decimal, type Value } from '../values.js';
 import type { PackageInput } from '../4-package/package-types.js';
 import type { LoadedPackage } from './loaded-package.js';
 

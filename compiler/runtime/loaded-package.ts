@@ -1,5 +1,5 @@
 import type { Executable } from '../3-lower/ir.js';
-import type { Value } from '../engine/values.js';
+import type { Value } from '../values.js';
 import { executableFromJson } from '../4-package/serialize.js';
 import type { PackageEntity, PackageInput, RuntimePackage } from '../4-package/package-types.js';
 

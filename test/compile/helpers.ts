@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
 import { calculate, type CalculationResult } from '../../compiler/runtime/calculate.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
-import { type Build, type BuiltPackage, Workspace } from '../../compiler/workspace.js';
+import type { Build, BuiltPackage } from '../../compiler/build.js';
+import { Workspace } from '../../compiler/workspace.js';
 import { PROJECT } from '../paths.js';
 
 export const RULESPEC = path.join(PROJECT, 'rulespec');

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { IndexedRule, RuleDetail } from '../../compiler/4-package/rule-index.js';
-import { type Build, Workspace } from '../../compiler/workspace.js';
+import type { Build } from '../../compiler/build.js';
+import { Workspace } from '../../compiler/workspace.js';
 import { builtPackage, bundledBuild, PACKAGE_IDS, PROGRAMS, RULESPEC } from './helpers.js';
 
 // The rule index (one RuleDetail per rule of every module) and the program list of a build of

@@ -6,7 +6,7 @@ import type { Program } from '../../compiler/3-lower/ir.js';
 import { compileModule } from '../../compiler/compile.js';
 import type { EngineName } from '../../compiler/engine/engine.js';
 import type { TraceStep } from '../../compiler/engine/evaluate.js';
-import { Day, Decimal } from '../../compiler/engine/values.js';
+import { Day, Decimal } from '../../compiler/values.js';
 import { actualToJson } from '../../compiler/harness/compare.js';
 import { describeError } from '../../compiler/harness/describe-error.js';
 import { evaluateCase } from '../../compiler/harness/run-file.js';

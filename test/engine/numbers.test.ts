@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundingMode } from '../../compiler/3-lower/ir.js';
 import * as num from '../../compiler/engine/compiled/numbers.js';
-import { Decimal, toJson } from '../../compiler/engine/values.js';
+import { Decimal, toJson } from '../../compiler/values.js';
 import { random } from '../../bench/households.mjs';
 
 // The compiled engine's numbers against decimal.js: every operation on every pair, fast or not,

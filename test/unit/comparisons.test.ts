@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import { Decimal } from '../../compiler/engine/values.js';
+import { Decimal } from '../../compiler/values.js';
 import { matches } from '../../compiler/harness/compare.js';
 import { removeTempTrees, runDemo, statuses } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { RuleSpecError } from '../../compiler/diagnostics.js';
 import { EvaluationError } from '../../compiler/engine/evaluate.js';
 import { monthPeriod } from '../../compiler/engine/period.js';
-import { Decimal, type Value } from '../../compiler/engine/values.js';
+import { Decimal, type Value } from '../../compiler/values.js';
 import { compileDemo, evalRule, only, removeTempTrees, runDemo, statuses } from './helpers.js';
 
 afterAll(removeTempTrees);

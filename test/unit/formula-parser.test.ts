@@ -3,7 +3,7 @@ import type { Expr } from '../../compiler/1-parse/formula/ast.js';
 import { lex } from '../../compiler/1-parse/formula/lexer.js';
 import { FormulaSyntaxError, parseFormula } from '../../compiler/1-parse/formula/parser.js';
 import { RuleSpecError } from '../../compiler/diagnostics.js';
-import { Decimal } from '../../compiler/engine/values.js';
+import { Decimal } from '../../compiler/values.js';
 import { monthPeriod } from '../../compiler/engine/period.js';
 import { compileDemo, evalRule, removeTempTrees, runDemo, statuses } from './helpers.js';
 

@@ -11,7 +11,7 @@ import { RuleSpecError } from '../../compiler/diagnostics.js';
 import { Dataset } from '../../compiler/engine/dataset.js';
 import { Evaluation, type Result } from '../../compiler/engine/evaluate.js';
 import type { Period } from '../../compiler/engine/period.js';
-import type { Value } from '../../compiler/engine/values.js';
+import type { Value } from '../../compiler/values.js';
 import { describeError } from '../../compiler/harness/describe-error.js';
 import { type CaseResult, runTestFile } from '../../compiler/harness/run-file.js';
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test, vi } from 'vitest';
 import { EvaluationError } from '../../compiler/engine/evaluate.js';
 import { and, HOLDS, NOT_HOLDS, not, or, type Outcome, UNDETERMINED } from '../../compiler/engine/logic.js';
 import { monthPeriod } from '../../compiler/engine/period.js';
-import { Decimal } from '../../compiler/engine/values.js';
+import { Decimal } from '../../compiler/values.js';
 import { compileDemo, evalRule, only, removeTempTrees, runDemo } from './helpers.js';
 
 afterAll(removeTempTrees);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { Dataset } from '../../compiler/engine/dataset.js';
 import { Evaluation } from '../../compiler/engine/evaluate.js';
 import { monthPeriod } from '../../compiler/engine/period.js';
-import { Decimal } from '../../compiler/engine/values.js';
+import { Decimal } from '../../compiler/values.js';
 import { compileDemo, only, removeTempTrees, runDemo } from './helpers.js';
 
 afterAll(removeTempTrees);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { RuleSpecError } from '../../compiler/diagnostics.js';
 import { monthPeriod } from '../../compiler/engine/period.js';
-import { Decimal } from '../../compiler/engine/values.js';
+import { Decimal } from '../../compiler/values.js';
 import { compileDemo, evalRule, only, removeTempTrees, runDemo, statuses } from './helpers.js';
 
 afterAll(removeTempTrees);

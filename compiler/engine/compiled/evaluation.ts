@@ -3,7 +3,7 @@ import type { Dataset } from '../dataset.js';
 import { EvaluationError, latestVersion, nextStart, parameterCell, type Result } from '../evaluate.js';
 import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
-import { Decimal, toJson, type Value } from '../values.js';
+import { Decimal, toJson, type Value } from '../../values.js';
 import { type CompiledProgram, type Fast, type JudgmentFn, lowerExecutable, type ScalarFn, toFast, toValue } from './lower.js';
 import * as num from './numbers.js';
 

@@ -1,7 +1,7 @@
 import type { CmpOp, ExecRule, Executable, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
 import { describe as describeValue, EvaluationError } from '../evaluate.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, UNDETERMINED } from '../logic.js';
-import { Day, Decimal, formatValue, kindOf, type Value } from '../values.js';
+import { Day, Decimal, formatValue, kindOf, type Value } from '../../values.js';
 import type { CompiledEvaluation } from './evaluation.js';
 import * as num from './numbers.js';
 

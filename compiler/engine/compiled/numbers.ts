@@ -1,5 +1,5 @@
 import type { RoundingMode } from '../../3-lower/ir.js';
-import { Decimal, toJson } from '../values.js';
+import { Decimal, toJson } from '../../values.js';
 
 // Numbers of the compiled engine: a decimal with at most six decimal places whose scaled value
 // (× 10^6) is a safe integer is a plain JS integer ("scaled"); any other number stays a Decimal.
