@@ -18,6 +18,7 @@ import { deriveProgramId, programIdProblem } from './4-package/program-id.js';
 import { RuleSpecError, type YamlLocation } from './diagnostics.js';
 import { type IndexedRule, buildRuleIndex, type PackageMembership } from './4-package/rule-index.js';
 import { buildRuntimePackage, type PackageSpec } from './4-package/runtime-package.js';
+import { verifySampleRequest } from './sample-check.js';
 import { rootProvenance, type RootProvenance } from './4-package/provenance.js';
 import { buildProgramList } from './4-package/programs.js';
 import type { ProgramSummary } from './4-package/rule-index.js';
@@ -352,6 +353,7 @@ export class Workspace {
       contentHash,
     };
     const pkg = buildRuntimePackage(program, pkgSpec);
+    verifySampleRequest(program, pkg);
     const own = pkg.outputs.filter((o) => !o.alias_for && o.legal_id).map((o) => o.legal_id!);
     return { pkg, graph: programGraph(program, own), modules: program.modules.map((m) => m.target).filter((t) => t !== mod.target) };
   }
@@ -380,6 +382,7 @@ export class Workspace {
       source: { kind: 'composition_module', file: this.relativePath(mod.file), target: mod.target, modules: program.modules.map((m) => m.target) },
       contentHash,
     });
+    verifySampleRequest(program, pkg);
     return { pkg, graph: programGraph(program, own.map((r) => r.id)), modules: program.modules.map((m) => m.target) };
   }
 }

@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Program } from '../3-lower/ir.js';
 import { RuleSpecError } from '../diagnostics.js';
-import { calculate } from '../runtime/calculate.js';
-import { HouseholdError } from '../runtime/household.js';
-import { EvaluationError } from '../engine/evaluate.js';
-import { LoadedPackage } from '../runtime/loaded-package.js';
 import { packageCoverage } from './coverage.js';
 import { aliasPrefix, catalogueInputs, declaredInput, householdAliases } from './inputs.js';
 import { OUTPUT_FORMAT_VERSION, type CalculateRequest, type PackageEntity, type RuntimePackage } from './package-types.js';
@@ -97,7 +93,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
 }
 
 /** A guess for an input nobody gave an example for. */
-function guess(input: PackageEntity['inputs'][number], period: string): unknown {
+export function guess(input: PackageEntity['inputs'][number], period: string): unknown {
   if (input.values?.length) return input.values[0];
   if (input.name.endsWith('_size') && input.dtype !== 'Boolean') return 1;
   switch (input.dtype) {
@@ -116,9 +112,10 @@ function guess(input: PackageEntity['inputs'][number], period: string): unknown 
 
 /** A ready-to-run request a client can fill in: `household.entities`, every entity by the id
  *  the package detail gives, every input present (declared example, else default, else a
- *  guess), with table keys chosen until the default outputs compute, verified here at compile
- *  time. The main entity and the members of its relations (the person entity) are instantiated;
- *  other entities are reached through rules, not through the household. */
+ *  guess); the orchestrator then runs it and repairs table keys and periods until the default
+ *  outputs compute (compiler/sample-check.ts). The main entity and the members of its relations
+ *  (the person entity) are instantiated; other entities are reached through rules, not through
+ *  the household. */
 function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest {
   const main = pkg.entities.find((e) => e.entity === pkg.main_entity)!;
   const person = pkg.entities.find((e) => e.entity === pkg.person_entity);
@@ -136,49 +133,5 @@ function sampleRequest(program: Program, pkg: RuntimePackage): CalculateRequest 
     const ids = e.id_template === main.id_template ? [main.id_template] : person && e.id_template === person.id_template ? memberIds : [];
     if (ids.length) entities[e.entity] = Object.fromEntries(ids.map((id, i) => [id, e === main ? mainValues : Object.fromEntries(e.inputs.map((input) => [input.name, exampleOf(input, i)]))]));
   }
-  const household = { period: pkg.default_period, entities };
-  const request: CalculateRequest = { program_id: pkg.program_id, jurisdiction: pkg.jurisdiction, household, variables: pkg.default_outputs };
-  const loaded = new LoadedPackage(pkg, program);
-  const tried = new Set<string>();
-  for (let attempt = 0; attempt < 60; attempt++) {
-    try {
-      calculate(loaded, request);
-      return request;
-    } catch (err) {
-      const fix = repair(err);
-      const attemptKey = fix && JSON.stringify(fix);
-      if (fix && !tried.has(attemptKey!)) {
-        tried.add(attemptKey!);
-        if (fix.entity === undefined) household.period = String(fix.value);
-        // a person's input: every person gets the same fix
-        else if (fix.entity === person?.entity && fix.id !== main.id_template) for (const values of Object.values(entities[fix.entity])) values[fix.input] = fix.value;
-        else ((entities[fix.entity] ??= {})[fix.id] ??= {})[fix.input] = fix.value;
-        continue;
-      }
-      pkg.notes.push(`the sample request does not compute: ${err instanceof Error ? err.message : String(err)}`);
-      return request;
-    }
-  }
-  return request;
-
-  /** What to change: an entity instance's input (entity undefined: the period). */
-  function repair(err: unknown): { entity?: string; id: string; input: string; value: unknown } | undefined {
-    if (err instanceof HouseholdError && err.field === 'household.period') return err.hint === undefined ? undefined : { id: '', input: 'period', value: err.hint };
-    // an input read for an instance the sample did not give it to (an input of another entity
-    // read at the main entity, a member read through a second relation)
-    const missing = err instanceof HouseholdError ? /^household\.entities\.([^.]+)\.([^.]+)\.([^.]+)$/.exec(err.field) : null;
-    if (missing && /required input `/.test(err instanceof Error ? err.message : '')) {
-      const input = pkg.entities.find((e) => e.entity === missing[1])?.inputs.find((i) => i.name === missing[3]);
-      if (input) return { entity: missing[1], id: missing[2], input: input.name, value: input.default ?? guess(input, pkg.default_period) };
-    }
-    // a table without a cell for the chosen key: use a key the table has
-    if (err instanceof EvaluationError && err.detail.missingKey) {
-      const param = program.parameters[err.detail.missingKey.parameter];
-      const slot = param.indexedBy;
-      const keys = [...(param.versions[param.versions.length - 1]?.cells.keys() ?? [])].filter((k) => k > 0);
-      const entity = slot ? pkg.entities.find((e) => e.inputs.some((i) => i.name === slot)) : undefined;
-      if (slot && keys.length && entity) return { entity: entity.entity, id: entity === person ? '' : main.id_template, input: slot, value: Math.min(...keys) };
-    }
-    return undefined;
-  }
+  return { program_id: pkg.program_id, jurisdiction: pkg.jurisdiction, household: { period: pkg.default_period, entities }, variables: pkg.default_outputs };
 }
