@@ -22,7 +22,7 @@ import { verifySampleRequest } from './sample-check.js';
 import { rootProvenance, type RootProvenance } from './4-package/provenance.js';
 import { buildProgramList } from './4-package/programs.js';
 import type { ProgramSummary } from './4-package/rule-index.js';
-import { describeError } from './harness/describe-error.js';
+import { describeError } from './describe-error.js';
 import type { Build, BuildFailure, BuiltPackage } from './build.js';
 
 // A workspace compiles encoding roots into everything the daemon serves: runtime packages,

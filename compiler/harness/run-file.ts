@@ -12,7 +12,7 @@ import type { Period } from '../engine/period.js';
 import type { Value } from '../values.js';
 import { type Actual, actualToJson, expectedToJson, matches } from './compare.js';
 import { buildDataset, CaseError, casePeriod, queryEntityId, rejectComputedInputs, rowIdOf, tables } from './case-data.js';
-import { describeError } from './describe-error.js';
+import { describeError } from '../describe-error.js';
 import { checkInputRoots, strictFileProblem } from './strict.js';
 import { moduleFileOf, type RawCase, readTestCases } from './test-file.js';
 

@@ -3,7 +3,7 @@ import { mergedDuplicateKey } from '../1-parse/merge-keys.js';
 import { splitTarget } from '../2-resolve/source-tree.js';
 import { CONTENT_ROOTS } from '../names.js';
 import { CaseError } from './case-data.js';
-import { describeError } from './describe-error.js';
+import { describeError } from '../describe-error.js';
 import type { RawCase } from './test-file.js';
 
 // `rules test --strict`: two rules of the reference test harness that the default run does not

@@ -8,7 +8,7 @@ import type { EngineName } from '../../compiler/engine/engine.js';
 import type { TraceStep } from '../../compiler/engine/evaluate.js';
 import { Day, Decimal } from '../../compiler/values.js';
 import { actualToJson } from '../../compiler/harness/compare.js';
-import { describeError } from '../../compiler/harness/describe-error.js';
+import { describeError } from '../../compiler/describe-error.js';
 import { evaluateCase } from '../../compiler/harness/run-file.js';
 import { moduleFileOf, readTestCases } from '../../compiler/harness/test-file.js';
 import { BUNDLED_ROOT } from '../../compiler/project.js';

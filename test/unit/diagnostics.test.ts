@@ -4,7 +4,7 @@ import { parseModuleText } from '../../compiler/1-parse/module.js';
 import { compileModule } from '../../compiler/compile.js';
 import { RuleSpecError } from '../../compiler/diagnostics.js';
 import { EvaluationError } from '../../compiler/engine/evaluate.js';
-import { describeError } from '../../compiler/harness/describe-error.js';
+import { describeError } from '../../compiler/describe-error.js';
 import { runTestFile } from '../../compiler/harness/run-file.js';
 import { compileError, removeTempTrees, statuses, writeTree } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { Dataset } from '../../compiler/engine/dataset.js';
 import { Evaluation, type Result } from '../../compiler/engine/evaluate.js';
 import type { Period } from '../../compiler/engine/period.js';
 import type { Value } from '../../compiler/values.js';
-import { describeError } from '../../compiler/harness/describe-error.js';
+import { describeError } from '../../compiler/describe-error.js';
 import { type CaseResult, runTestFile } from '../../compiler/harness/run-file.js';
 
 /** Strip a leading newline and the common indentation, so YAML can be written indented in tests. */

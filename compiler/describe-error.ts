@@ -1,9 +1,10 @@
-import { locate } from '../1-parse/locate.js';
-import { formatPosition, RuleSpecError } from '../diagnostics.js';
-import { EvaluationError } from '../engine/evaluate.js';
+import { locate } from './1-parse/locate.js';
+import { formatPosition, RuleSpecError } from './diagnostics.js';
+import { EvaluationError } from './engine/evaluate.js';
 
-// One readable message for anything that stops a case: a located diagnostic with an excerpt
-// and caret, an evaluation error with the chain of rules that led to it, or a plain message.
+// One readable message for anything that stops a case or a build (shared by the test harness and
+// the orchestrator): a located diagnostic with an excerpt and caret, an evaluation error with the
+// chain of rules that led to it, or a plain message.
 
 export function describeError(err: unknown): string {
   if (err instanceof RuleSpecError) {
