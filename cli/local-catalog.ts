@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
-import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
+import { buildInto } from '../compiler/build-into.js';
 import { BUNDLED_ROOT } from '../compiler/project.js';
 import { Workspace } from '../compiler/workspace.js';
 import { Catalog } from '../server/runtime/catalog.js';
@@ -17,8 +17,7 @@ export async function withLocalCatalog<T>(compiled: string | undefined, use: (ca
   if (!dir) {
     scratch = mkdtempSync(path.join(tmpdir(), 'rules-local-'));
     dir = path.join(scratch, 'compiled');
-    const workspace = new Workspace(roots, defaultProgramsDirs(roots));
-    writeOutputTree(dir, workspace.build(), { durationMs: 0 }, { fullSweep: true });
+    buildInto(new Workspace(roots, defaultProgramsDirs(roots)), dir, { fullSweep: true });
   }
   try {
     return await use(Catalog.load(path.resolve(dir), 'compiled'));

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { RuntimePackage } from '../compiler/4-package/package-types.js';
+import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
 import { BUNDLED_ROOT } from '../compiler/project.js';
 import type { BuildFailure } from '../compiler/build.js';
 import { Workspace } from '../compiler/workspace.js';
@@ -24,7 +25,7 @@ export interface Compiled {
 /** Compile encoding roots into runtime packages, in memory (as `rules compile` does, without writing). */
 export function compile(options: CompileOptions = {}): Compiled {
   const roots = (options.roots ?? [BUNDLED_ROOT]).map((r) => path.resolve(r));
-  const programs = (options.programs ?? roots.map((r) => path.join(r, 'programs'))).map((p) => path.resolve(p));
+  const programs = (options.programs ?? defaultProgramsDirs(roots)).map((p) => path.resolve(p));
   const build = new Workspace(roots, programs).build();
   return { packages: build.packages.map((b) => b.pkg), failures: build.failures, moduleErrors: build.moduleErrors };
 }

@@ -1,5 +1,6 @@
-import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
-import { type SourceWatcher, watchSources } from '../compiler/watch.js';
+import { buildInto, rebuildOnChange } from '../compiler/build-into.js';
+import type { SourceWatcher } from '../compiler/watch.js';
+import type { Manifest } from '../compiler/5-emit/manifest.js';
 import type { Workspace } from '../compiler/workspace.js';
 import { Catalog, type RuntimeMode } from './runtime/catalog.js';
 
@@ -8,18 +9,21 @@ import { Catalog, type RuntimeMode } from './runtime/catalog.js';
 // compiling keep their last good package.
 
 export function watchForReload(workspace: Workspace, out: string, mode: RuntimeMode, swap: (next: Catalog) => void, log: (m: string) => void): SourceWatcher {
-  return watchSources(
-    [...workspace.tree.roots, ...workspace.programsDirs],
-    (files) => {
-      for (const f of files) workspace.invalidate(f);
+  return rebuildOnChange(
+    workspace,
+    () => {
       const started = performance.now();
-      const build = workspace.build();
-      const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started });
+      const manifest = buildInto(workspace, out);
       swap(Catalog.load(out, mode));
       log(`reloaded ${manifest.packages.length} packages (${manifest.failures.length} failed) in ${Math.round(performance.now() - started)} ms`);
-      for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);
-      for (const w of manifest.warnings) log(`  warning ${w.path}: ${w.reason}`);
+      logBuildProblems(manifest, log);
     },
     (err) => log(`reload failed: ${err instanceof Error ? err.message : String(err)}`),
   );
+}
+
+/** The programs that failed and what was not read, one log line each. */
+export function logBuildProblems(manifest: Manifest, log: (m: string) => void): void {
+  for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);
+  for (const w of manifest.warnings) log(`  warning ${w.path}: ${w.reason}`);
 }

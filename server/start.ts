@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
 import { SourceTree, walkFiles } from '../compiler/2-resolve/source-tree.js';
-import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
+import { buildInto } from '../compiler/build-into.js';
 import { Workspace } from '../compiler/workspace.js';
 import { BUNDLED_ROOT, FIXTURES_DIR } from '../compiler/project.js';
 import { Analytics } from './analytics.js';
@@ -19,7 +19,7 @@ import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
-import { watchForReload } from './reload.js';
+import { logBuildProblems, watchForReload } from './reload.js';
 import type { SourceWatcher } from '../compiler/watch.js';
 
 // Starting and stopping the daemon: open the store, compile (or reuse) the encodings, load the
@@ -67,12 +67,10 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
     return { workspace, out };
   }
   const started = performance.now();
-  const build = workspace.build();
-  const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep: true });
+  const manifest = buildInto(workspace, out, { fullSweep: true });
   writeFileSync(stampFile, stamp);
   log(`compiled ${manifest.packages.length} packages (${manifest.failures.length} failed) from ${roots.join(', ')} in ${Math.round(performance.now() - started)} ms`);
-  for (const f of manifest.failures) log(`  ✗ ${f.program}: ${f.error.split('\n')[0]}`);
-  for (const w of manifest.warnings) log(`  warning ${w.path}: ${w.reason}`);
+  logBuildProblems(manifest, log);
   return { workspace, out };
 }
 

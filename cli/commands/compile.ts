@@ -1,13 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { writeOutputTree } from '../../compiler/5-emit/output-tree.js';
+import { buildInto, rebuildOnChange } from '../../compiler/build-into.js';
 import type { Manifest } from '../../compiler/5-emit/manifest.js';
 import { Workspace } from '../../compiler/workspace.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { formatDuration, painter, ProgressLine, warningLines } from '../output.js';
 import { PACKAGE_VERSION } from '../../compiler/project.js';
-import { watchSources } from '../../compiler/watch.js';
 import { collect } from '../options.js';
 import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/1-parse/parse-cache.js';
 import { addCacheOptions, type CacheOptions, cacheDir } from '../parse-cache-options.js';
@@ -80,12 +79,9 @@ export function registerCompile(program: Command): void {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    const watcher = watchSources(
-      [...roots, ...programsDirs].filter((d) => existsSync(d)),
-      (files) => {
-        for (const f of files) workspace.invalidate(f);
-        last = once();
-      },
+    const watcher = rebuildOnChange(
+      workspace,
+      () => (last = once()),
       (err) => process.stderr.write(`rules: rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`),
     );
     await watcher.ready;
@@ -97,13 +93,14 @@ export function registerCompile(program: Command): void {
 }
 
 function compileOnce(workspace: Workspace, out: string, options: CompileOptions, fullSweep: boolean): Manifest {
-  const started = performance.now();
   const progress = new ProgressLine();
-  const build = workspace.build((phase, done, total) => {
-    if (!options.json) progress.update(`compiling: ${phase} ${done}/${total}`);
+  const manifest = buildInto(workspace, out, {
+    fullSweep,
+    onProgress: (phase, done, total) => {
+      if (!options.json) progress.update(`compiling: ${phase} ${done}/${total}`);
+    },
   });
   progress.clear();
-  const manifest = writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep });
   // the cache's own warnings are this run's, not the compiled output's: printed, never in the manifest
   printResult(manifest, out, options, workspace.tree.cache?.drain(), false);
   return manifest;
