@@ -1,5 +1,6 @@
 import type { PackageInput } from '../../compiler/4-package/package-types.js';
 import type { CalculateRequest, PackageDetail } from './source.js';
+import { isMoney, valueKind } from '../../compiler/dtypes.js';
 
 // A package's sample household as an editable form: one field per (entity instance, input), in
 // the order the package detail lists entities and inputs, each edited the way its dtype allows.
@@ -21,13 +22,10 @@ export interface HouseholdForm {
   fields: FormField[];
 }
 
-const BOOLEAN = new Set(['Boolean', 'Bool', 'boolean', 'bool']);
-const TEXT = new Set(['Text', 'String', 'text', 'string', 'Date', 'date']);
-const INTEGER = new Set(['Integer', 'Count', 'int']);
-
 export function fieldKind(input: PackageInput): FieldKind {
-  if (BOOLEAN.has(input.dtype)) return 'boolean';
-  if (TEXT.has(input.dtype)) return input.values?.length ? 'choice' : 'text';
+  const kind = valueKind(input.dtype);
+  if (kind === 'boolean') return 'boolean';
+  if (kind === 'text' || kind === 'date') return input.values?.length ? 'choice' : 'text';
   return 'number';
 }
 
@@ -71,7 +69,7 @@ export function nextValue(field: FormField): unknown {
 
 /** How much `+`/`-` change a number: a dollar amount by 100, anything else by 1. */
 export function stepOf(field: FormField): number {
-  return !INTEGER.has(field.input.dtype) && (field.input.dtype === 'Money' || field.input.unit === 'USD') ? 100 : 1;
+  return valueKind(field.input.dtype) !== 'whole' && isMoney(field.input.dtype, field.input.unit) ? 100 : 1;
 }
 
 /** Typed text as the field's value, or the reason it is not one. */

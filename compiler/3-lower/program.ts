@@ -6,6 +6,7 @@ import type { Expr } from '../1-parse/formula/ast.js';
 import { FormulaLowerer, type Dependencies, type Symbols } from './lower-expr.js';
 import type { DerivedRule, InputUse, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';
 import { checkCycles } from './cycles.js';
+import { valueKind } from '../dtypes.js';
 
 // Phase 3: the merged namespace → a Program the engine can run. Every derived rule of the
 // closure is lowered (an error anywhere fails the closure, as in the reference engine).
@@ -109,7 +110,7 @@ export function lowerProgram(ns: Namespace): Program {
       name,
       entity: cr.decl.entity ?? SCALAR_ENTITY,
       dtype: cr.decl.dtype ?? null,
-      judgment: cr.decl.dtype === 'Judgment' || cr.decl.dtype === 'judgment',
+      judgment: valueKind(cr.decl.dtype) === 'judgment',
       alwaysApplies: false,
       versions: [],
       rounding: null,

@@ -3,6 +3,7 @@ import type { InputInfo, Program } from '../3-lower/ir.js';
 import { SCALAR_ENTITY } from '../2-resolve/namespace.js';
 import type { PackageEntity, PackageInput } from './package-types.js';
 import { snakeCase } from '../names.js';
+import { isSizeInput, kindDefault, valueKind } from '../dtypes.js';
 
 // The input catalogue of a package: every input slot its formulas read, grouped by entity,
 // with a dtype and a default. Declarations (`inputs:` in a module) win; otherwise the dtype is
@@ -25,15 +26,13 @@ function inferDtype(info: InputInfo | undefined): string {
   return 'Decimal';
 }
 
-const DEFAULTS: Record<string, unknown> = { Boolean: false, Decimal: 0, Money: 0, Rate: 0, Integer: 0, Count: 0 };
-
 function defaultFor(name: string, dtype: string, info: InputInfo | undefined, declared: DeclaredInput | undefined): unknown {
   if (declared) return declared.default;
   // a size (household_size, assistance_unit_size, …) is at least 1: it has no sensible default
-  if (name.endsWith('_size')) return undefined;
+  if (isSizeInput(name)) return undefined;
   // a count used to index a table (household size) has no sensible default
-  if (dtype === 'Integer' && info?.uses.has('integer')) return undefined;
-  return DEFAULTS[dtype];
+  if (valueKind(dtype) === 'whole' && info?.uses.has('integer')) return undefined;
+  return kindDefault(dtype);
 }
 
 function entityOf(info: InputInfo | undefined, declared: DeclaredInput | undefined, main: string): string {
@@ -75,7 +74,7 @@ export function catalogueInputs(program: Program, mainEntity: string): InputCata
     byEntity.get(entity)!.push(input);
   }
 
-  const sizeInput = byEntity.get(main)!.find((i) => i.name.endsWith('_size'));
+  const sizeInput = byEntity.get(main)!.find((i) => isSizeInput(i.name));
   const memberRelations = program.relations.filter((r) => r.kind !== 'derived');
   const entities: PackageEntity[] = [];
   let personEntity: string | null = null;

@@ -5,6 +5,7 @@ import { packageCoverage } from './coverage.js';
 import { aliasPrefix, catalogueInputs, declaredInput, householdAliases } from './inputs.js';
 import { OUTPUT_FORMAT_VERSION, type CalculateRequest, type PackageEntity, type RuntimePackage } from './package-types.js';
 import { executableToJson } from './serialize.js';
+import { isSizeInput, valueKind } from '../dtypes.js';
 
 // Phase 4: a compiled program becomes a runtime package: everything the daemon needs to list,
 // describe and execute it, with no YAML at run time.
@@ -95,15 +96,16 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
 /** A guess for an input nobody gave an example for. */
 export function guess(input: PackageEntity['inputs'][number], period: string): unknown {
   if (input.values?.length) return input.values[0];
-  if (input.name.endsWith('_size') && input.dtype !== 'Boolean') return 1;
-  switch (input.dtype) {
-    case 'Boolean':
+  const kind = valueKind(input.dtype);
+  if (isSizeInput(input.name) && kind !== 'boolean') return 1;
+  switch (kind) {
+    case 'boolean':
       return false;
-    case 'Text':
+    case 'text':
       return 'unknown';
-    case 'Date':
+    case 'date':
       return `${period}-01`;
-    case 'Integer':
+    case 'whole':
       return 1;
     default:
       return 0;

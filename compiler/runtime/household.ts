@@ -3,6 +3,7 @@ import { monthPeriod, type Period } from '../engine/period.js';
 import { Day, Decimal, type Value } from '../values.js';
 import type { PackageInput } from '../4-package/package-types.js';
 import type { LoadedPackage } from './loaded-package.js';
+import { isMoney, isSizeInput, valueKind } from '../dtypes.js';
 
 // The household adapter: one documented mapping from a CalculateRequest household to the
 // engine's inputs.
@@ -61,7 +62,6 @@ export interface PreparedHousehold {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const MONEY_DTYPES = new Set(['Money', 'money']);
 
 function coerce(input: PackageInput, raw: unknown, field: string): Value {
   const fail = (what: string): never => {
@@ -98,7 +98,7 @@ function coerce(input: PackageInput, raw: unknown, field: string): Value {
   }
 }
 
-const isWholeDtype = (input: PackageInput) => input.dtype === 'Integer' || input.dtype === 'Count' || input.dtype === 'int';
+const isWholeDtype = (input: PackageInput) => valueKind(input.dtype) === 'whole';
 
 /** A JSON number: the checks run on the double itself (exact against these whole thresholds), then one Decimal of its shortest decimal form. */
 function coerceNumber(input: PackageInput, raw: number, field: string, fail: (what: string) => never): Value {
@@ -111,11 +111,11 @@ function coerceNumber(input: PackageInput, raw: number, field: string, fail: (wh
 /** The range checks of a number input, given the comparisons already made on its value. */
 function checkNumber(input: PackageInput, raw: unknown, shown: string, field: string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean): void {
   if (tooLarge) throw new HouseholdError(field, `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
-  if (input.name.endsWith('_size')) {
+  if (isSizeInput(input.name)) {
     if (belowOne) throw new HouseholdError(field, `must be at least 1, got ${JSON.stringify(raw)}`);
     if (beyondPeople) throw new HouseholdError(field, `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${shown}`);
   }
-  if (negative && (MONEY_DTYPES.has(input.dtype) || input.unit === 'USD')) throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
+  if (negative && isMoney(input.dtype, input.unit)) throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
 }
 
 export function prepareHousehold(loaded: LoadedPackage, household: unknown): PreparedHousehold {
