@@ -292,49 +292,68 @@ function readRule(raw: unknown, path: (string | number)[], fail: Fail): RuleDecl
     path,
   };
 
-  if (rule.kind === 'source_relation') {
-    const sr = raw.source_relation;
-    if (!isObj(sr)) {
-      fail('invalid_rule', `source relation \`${name}\` needs a \`source_relation:\` mapping`, path);
-      return undefined;
-    }
-    for (const key of ['versions', 'formula', 'entity', 'dtype', 'period', 'unit', 'indexed_by', 'default', 'arity']) {
-      if (key in raw) fail('invalid_rule', `source relation \`${name}\` must not carry \`${key}:\``, [...path, key]);
-    }
-    rule.sourceRelation = { type: text(sr.type) ?? '', target: text(sr.target), value: text(sr.value) };
-    return rule;
-  }
+  if (rule.kind === 'source_relation') return readSourceRelation(raw, rule, fail);
   if (rule.kind === 'data_relation' || rule.kind === 'derived_relation') {
-    if ('arity' in raw) fail('invalid_rule', `relation \`${name}\`: put \`arity\` inside \`${rule.kind}:\`, not on the rule`, [...path, 'arity']);
-    const block = raw[rule.kind];
-    if (!isObj(block) || !Number.isInteger(Number(block.arity))) {
-      fail('invalid_rule', `relation \`${name}\` needs \`${rule.kind}: {arity: N}\``, path);
-      return undefined;
-    }
-    const args = Array.isArray(block.arguments)
-      ? block.arguments.map((a) => (isObj(a) ? text(a.entity) ?? text(a.name) ?? '' : text(a) ?? ''))
-      : [];
-    const decl: RelationDecl = { arity: Number(block.arity), arguments: args };
-    if (rule.kind === 'data_relation') rule.dataRelation = decl;
-    else {
-      const source = text(block.source_relation);
-      if (!source) {
-        fail('invalid_rule', `derived relation \`${name}\` needs \`source_relation:\``, [...path, rule.kind]);
-        return undefined;
-      }
-      rule.derivedRelation = {
-        ...decl,
-        sourceRelation: source,
-        currentSlot: block.current_slot === undefined ? 1 : Number(block.current_slot),
-        relatedSlot: block.related_slot === undefined ? 0 : Number(block.related_slot),
-        entity: text(block.entity),
-        memberRelation: text(block.member_relation),
-        slotEntities: Array.isArray(block.slot_entities) ? block.slot_entities.map((s) => text(s) ?? '') : args,
-      };
-    }
+    if (!readRelation(raw, rule, fail)) return undefined;
     if (rule.kind === 'data_relation') return rule;
   }
+  readVersions(raw, rule, fail);
+  return rule;
+}
 
+/** A source relation: its `source_relation:` block, and none of a computed rule's keys. */
+function readSourceRelation(raw: Obj, rule: RuleDecl, fail: Fail): RuleDecl | undefined {
+  const { name, path } = rule;
+  const sr = raw.source_relation;
+  if (!isObj(sr)) {
+    fail('invalid_rule', `source relation \`${name}\` needs a \`source_relation:\` mapping`, path);
+    return undefined;
+  }
+  for (const key of ['versions', 'formula', 'entity', 'dtype', 'period', 'unit', 'indexed_by', 'default', 'arity']) {
+    if (key in raw) fail('invalid_rule', `source relation \`${name}\` must not carry \`${key}:\``, [...path, key]);
+  }
+  rule.sourceRelation = { type: text(sr.type) ?? '', target: text(sr.target), value: text(sr.value) };
+  return rule;
+}
+
+/** A data or derived relation's block (arity, arguments; a derived one's source and slots); false when it cannot be read. */
+function readRelation(raw: Obj, rule: RuleDecl, fail: Fail): boolean {
+  const { name, path } = rule;
+  const kind = rule.kind as 'data_relation' | 'derived_relation';
+  if ('arity' in raw) fail('invalid_rule', `relation \`${name}\`: put \`arity\` inside \`${kind}:\`, not on the rule`, [...path, 'arity']);
+  const block = raw[kind];
+  if (!isObj(block) || !Number.isInteger(Number(block.arity))) {
+    fail('invalid_rule', `relation \`${name}\` needs \`${kind}: {arity: N}\``, path);
+    return false;
+  }
+  const args = Array.isArray(block.arguments)
+    ? block.arguments.map((a) => (isObj(a) ? text(a.entity) ?? text(a.name) ?? '' : text(a) ?? ''))
+    : [];
+  const decl: RelationDecl = { arity: Number(block.arity), arguments: args };
+  if (kind === 'data_relation') {
+    rule.dataRelation = decl;
+    return true;
+  }
+  const source = text(block.source_relation);
+  if (!source) {
+    fail('invalid_rule', `derived relation \`${name}\` needs \`source_relation:\``, [...path, kind]);
+    return false;
+  }
+  rule.derivedRelation = {
+    ...decl,
+    sourceRelation: source,
+    currentSlot: block.current_slot === undefined ? 1 : Number(block.current_slot),
+    relatedSlot: block.related_slot === undefined ? 0 : Number(block.related_slot),
+    entity: text(block.entity),
+    memberRelation: text(block.member_relation),
+    slotEntities: Array.isArray(block.slot_entities) ? block.slot_entities.map((s) => text(s) ?? '') : args,
+  };
+  return true;
+}
+
+/** The rule's versions (`versions:`, or a single version written on the rule itself): a table's integer-keyed values or a parsed formula. */
+function readVersions(raw: Obj, rule: RuleDecl, fail: Fail): void {
+  const { name, path } = rule;
   const versions: [Obj, (string | number)[]][] = Array.isArray(raw.versions)
     ? raw.versions.map((v, j) => [v as Obj, [...path, 'versions', j]])
     : 'formula' in raw || 'values' in raw
@@ -376,5 +395,4 @@ function readRule(raw: unknown, path: (string | number)[], fail: Fail): RuleDecl
     }
     rule.versions.push(version);
   }
-  return rule;
 }
