@@ -1,7 +1,7 @@
 import { Dataset } from '../engine/dataset.js';
 import { monthPeriod, type Period } from '../engine/period.js';
 import { Day, Decimal, type Value } from '../values.js';
-import type { PackageInput } from '../4-package/package-types.js';
+import type { PackageEntity, PackageInput } from '../4-package/package-types.js';
 import type { LoadedPackage } from './loaded-package.js';
 import { isMoney, isSizeInput, valueKind } from '../dtypes.js';
 
@@ -120,177 +120,231 @@ function checkNumber(input: PackageInput, raw: unknown, shown: string, field: st
 
 export function prepareHousehold(loaded: LoadedPackage, household: unknown): PreparedHousehold {
   if (!isObj(household)) throw new HouseholdError('household', 'must be an object');
-  const pkg = loaded.pkg;
-  const warnings: string[] = [];
-  for (const key of Object.keys(household)) {
-    if (!CONVENTIONS.includes(key)) warnings.push(`household.${key}: not a household convention (${CONVENTIONS.join(', ')}); ignored${suggest(key, CONVENTIONS)}`);
-  }
-  let periodLabel = pkg.default_period;
-  if (household.period !== undefined) {
-    const valid = typeof household.period === 'string' && monthPeriod(household.period);
-    if (valid) periodLabel = household.period as string;
-    else warnings.push(`household.period ${JSON.stringify(household.period)} is not a YYYY-MM month; used the package default ${pkg.default_period}`);
-  }
-  const period = monthPeriod(periodLabel)!;
-  const main = loaded.entity(pkg.main_entity)!;
-  const mainId = main.id_template;
+  const h = new HouseholdReader(loaded, household);
+  h.readSpmUnits();
+  if (household.facts !== undefined) h.setAll(h.main.entity, h.mainId, household.facts, 'household.facts');
+  h.readPeople();
+  h.readEntities();
+  h.readRelations();
+  h.warnUnlinked();
+  h.fillCount();
+  checkPlausibleCounts(h.peopleCount, h.labels, h.main.entity, h.person?.entity);
+  return h.prepared();
+}
 
-  // (entity id) → (input name → value), plus each entity id's label and the fields used
-  const values = new Map<string, Map<string, Value>>();
-  // an entity id may carry inputs of several entities (entities label inputs; they do not
-  // partition evaluation), so each id has a set of labels
-  const labels = new Map<string, Set<string>>();
-  // an entity that only labels inputs shares the ids of the entity whose rules read them
-  // (id_template), so its inputs (and their defaults) come with each of those ids
-  const addLabel = (id: string, entity: string) => {
-    const set = labels.get(id) ?? labels.set(id, new Set()).get(id)!;
-    const template = loaded.entity(entity)?.id_template;
-    for (const e of pkg.entities) if (e.entity === entity || (template && e.id_template === template && !e.relations?.length)) set.add(e.entity);
-  };
-  addLabel(mainId, main.entity);
-  const fields = new Map<string, Map<string, string>>(); // entity id → input name → field
-  const fieldOf = (name: string, entityId: string) => fields.get(entityId)?.get(name);
-  const setField = (name: string, entityId: string, field: string) => {
-    const byName = fields.get(entityId);
+type Obj = Record<string, unknown>;
+
+/** The household read convention by convention: values and fields per entity id, labels, relation tuples, warnings. */
+class HouseholdReader {
+  readonly warnings: string[] = [];
+  readonly periodLabel: string;
+  readonly main: PackageEntity;
+  readonly mainId: string;
+  readonly person: PackageEntity | undefined;
+  /** (entity id) → (input name → value) */
+  readonly values = new Map<string, Map<string, Value>>();
+  /** an entity id may carry inputs of several entities (entities label inputs; they do not
+   *  partition evaluation), so each id has a set of labels */
+  readonly labels = new Map<string, Set<string>>();
+  /** entity id → input name → the request field it came from */
+  readonly fields = new Map<string, Map<string, string>>();
+  readonly tuples: { relation: string; tuple: [string, string] }[] = [];
+  peopleCount: number | undefined;
+
+  constructor(
+    private readonly loaded: LoadedPackage,
+    private readonly household: Obj,
+  ) {
+    const pkg = loaded.pkg;
+    for (const key of Object.keys(household)) {
+      if (!CONVENTIONS.includes(key)) this.warnings.push(`household.${key}: not a household convention (${CONVENTIONS.join(', ')}); ignored${suggest(key, CONVENTIONS)}`);
+    }
+    this.periodLabel = pkg.default_period;
+    if (household.period !== undefined) {
+      const valid = typeof household.period === 'string' && monthPeriod(household.period);
+      if (valid) this.periodLabel = household.period as string;
+      else this.warnings.push(`household.period ${JSON.stringify(household.period)} is not a YYYY-MM month; used the package default ${pkg.default_period}`);
+    }
+    this.main = loaded.entity(pkg.main_entity)!;
+    this.mainId = this.main.id_template;
+    this.person = pkg.person_entity ? loaded.entity(pkg.person_entity) : undefined;
+    this.addLabel(this.mainId, this.main.entity);
+  }
+
+  /** An entity that only labels inputs shares the ids of the entity whose rules read them
+   *  (id_template), so its inputs (and their defaults) come with each of those ids. */
+  private addLabel(id: string, entity: string): void {
+    const set = this.labels.get(id) ?? this.labels.set(id, new Set()).get(id)!;
+    const template = this.loaded.entity(entity)?.id_template;
+    for (const e of this.loaded.pkg.entities) if (e.entity === entity || (template && e.id_template === template && !e.relations?.length)) set.add(e.entity);
+  }
+
+  fieldOf(name: string, entityId: string): string | undefined {
+    return this.fields.get(entityId)?.get(name);
+  }
+
+  private setField(name: string, entityId: string, field: string): void {
+    const byName = this.fields.get(entityId);
     if (byName) byName.set(name, field);
-    else fields.set(entityId, new Map([[name, field]]));
-  };
-  const tuples: { relation: string; tuple: [string, string] }[] = [];
+    else this.fields.set(entityId, new Map([[name, field]]));
+  }
 
-  const set = (entityLabel: string, entityId: string, key: string, raw: unknown, field: string) => {
-    const input = loaded.resolveInput(entityLabel, key);
+  private set(entityLabel: string, entityId: string, key: string, raw: unknown, field: string): void {
+    const pkg = this.loaded.pkg;
+    const input = this.loaded.resolveInput(entityLabel, key);
     if (!input) {
-      const known = loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
+      const known = this.loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
       throw new HouseholdError(field, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, known)}`);
     }
     if (raw === null || raw === undefined) return; // explicit null: take the default
-    if (!values.has(entityId)) values.set(entityId, new Map());
-    values.get(entityId)!.set(input.name, coerce(input, raw, field));
-    setField(input.name, entityId, field);
-  };
-  const setAll = (entityLabel: string, entityId: string, obj: unknown, field: string) => {
-    if (!isObj(obj)) throw new HouseholdError(field, 'must be an object of input values');
-    for (const k of Object.keys(obj)) set(entityLabel, entityId, k, obj[k], `${field}.${k}`);
-  };
-
-  if (household.spm_units !== undefined) {
-    if (!isObj(household.spm_units)) throw new HouseholdError('household.spm_units', 'must be an object keyed by unit id');
-    const [first, ...rest] = Object.entries(household.spm_units);
-    if (first) setAll(main.entity, mainId, first[1], `household.spm_units.${first[0]}`);
-    if (rest.length) warnings.push(`household.spm_units: only the first unit (${first[0]}) is used; ignored ${rest.map(([k]) => k).join(', ')}`);
+    if (!this.values.has(entityId)) this.values.set(entityId, new Map());
+    this.values.get(entityId)!.set(input.name, coerce(input, raw, field));
+    this.setField(input.name, entityId, field);
   }
-  if (household.facts !== undefined) setAll(main.entity, mainId, household.facts, 'household.facts');
 
-  const person = pkg.person_entity ? loaded.entity(pkg.person_entity) : undefined;
+  setAll(entityLabel: string, entityId: string, obj: unknown, field: string): void {
+    if (!isObj(obj)) throw new HouseholdError(field, 'must be an object of input values');
+    for (const k of Object.keys(obj)) this.set(entityLabel, entityId, k, obj[k], `${field}.${k}`);
+  }
+
   /** An instance of a member entity belongs to the main entity through that entity's relations. */
-  const addMember = (id: string, entity = person!) => {
-    addLabel(id, entity.entity);
-    for (const rel of entity.relations ?? []) if (rel.tuple[1] === main.entity) tuples.push({ relation: rel.name, tuple: [id, mainId] });
-  };
-  let peopleCount: number | undefined;
-  if (household.people !== undefined) {
-    if (!isObj(household.people)) throw new HouseholdError('household.people', 'must be an object keyed by person id');
-    const people = Object.entries(household.people);
-    peopleCount = people.length;
-    for (const [pid, attrs] of people) {
-      if (!person) {
-        if (isObj(attrs) && Object.keys(attrs).length) warnings.push(`household.people.${pid}: this package reads no person-level inputs; only the number of people is used`);
+  private addMember(id: string, entity = this.person!): void {
+    this.addLabel(id, entity.entity);
+    for (const rel of entity.relations ?? []) if (rel.tuple[1] === this.main.entity) this.tuples.push({ relation: rel.name, tuple: [id, this.mainId] });
+  }
+
+  /** `spm_units`: the first unit's inputs are the main entity's. */
+  readSpmUnits(): void {
+    const units = this.household.spm_units;
+    if (units === undefined) return;
+    if (!isObj(units)) throw new HouseholdError('household.spm_units', 'must be an object keyed by unit id');
+    const [first, ...rest] = Object.entries(units);
+    if (first) this.setAll(this.main.entity, this.mainId, first[1], `household.spm_units.${first[0]}`);
+    if (rest.length) this.warnings.push(`household.spm_units: only the first unit (${first[0]}) is used; ignored ${rest.map(([k]) => k).join(', ')}`);
+  }
+
+  /** `people`: members of the person entity, each with its inputs. */
+  readPeople(): void {
+    const people = this.household.people;
+    if (people === undefined) return;
+    if (!isObj(people)) throw new HouseholdError('household.people', 'must be an object keyed by person id');
+    const entries = Object.entries(people);
+    this.peopleCount = entries.length;
+    for (const [pid, attrs] of entries) {
+      if (!this.person) {
+        if (isObj(attrs) && Object.keys(attrs).length) this.warnings.push(`household.people.${pid}: this package reads no person-level inputs; only the number of people is used`);
         continue;
       }
-      addMember(pid);
-      setAll(person.entity, pid, attrs ?? {}, `household.people.${pid}`);
+      this.addMember(pid);
+      this.setAll(this.person.entity, pid, attrs ?? {}, `household.people.${pid}`);
     }
   }
 
-  if (household.entities !== undefined) {
-    if (!isObj(household.entities)) throw new HouseholdError('household.entities', 'must be an object: entity, then entity id, then input');
-    for (const [label, instances] of Object.entries(household.entities)) {
+  /** `entities`: entity, then entity id, then inputs. */
+  readEntities(): void {
+    const all = this.household.entities;
+    if (all === undefined) return;
+    const { main, mainId, loaded } = this;
+    if (!isObj(all)) throw new HouseholdError('household.entities', 'must be an object: entity, then entity id, then input');
+    for (const [label, instances] of Object.entries(all)) {
       const entity = loaded.entity(label);
-      if (!entity) throw new HouseholdError(`household.entities.${label}`, `unknown entity (this package has ${pkg.entities.map((e) => e.entity).join(', ')})`);
+      if (!entity) throw new HouseholdError(`household.entities.${label}`, `unknown entity (this package has ${loaded.pkg.entities.map((e) => e.entity).join(', ')})`);
       if (!isObj(instances)) throw new HouseholdError(`household.entities.${label}`, 'must be an object keyed by entity id');
       for (const [id, attrs] of Object.entries(instances)) {
         if (entity.id_template === mainId && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\`${entity.entity === main.entity ? '' : ` (no relation links a ${label} to the ${main.entity}: its inputs are the ${main.entity}'s)`}`);
-        if (!labels.get(id)?.has(entity.entity)) addMember(id, entity);
-        setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`);
+        if (!this.labels.get(id)?.has(entity.entity)) this.addMember(id, entity);
+        this.setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`);
       }
     }
   }
 
-  if (household.relations !== undefined) {
-    if (!isObj(household.relations)) throw new HouseholdError('household.relations', 'must map relation names to lists of [member, current] tuples');
-    for (const [name, list] of Object.entries(household.relations)) {
-      const relation = loaded.resolveRelation(name);
+  /** `relations`: explicit [member, current] tuples. */
+  readRelations(): void {
+    const relations = this.household.relations;
+    if (relations === undefined) return;
+    const { main, mainId } = this;
+    if (!isObj(relations)) throw new HouseholdError('household.relations', 'must map relation names to lists of [member, current] tuples');
+    for (const [name, list] of Object.entries(relations)) {
+      const relation = this.loaded.resolveRelation(name);
       if (!relation) throw new HouseholdError(`household.relations.${name}`, 'unknown relation for this package');
       if (!Array.isArray(list)) throw new HouseholdError(`household.relations.${name}`, 'must be a list of [member_id, current_id] tuples');
       list.forEach((t, i) => {
         if (!Array.isArray(t) || t.length !== 2 || !t.every((x) => typeof x === 'string')) throw new HouseholdError(`household.relations.${name}[${i}]`, 'must be [member_id, current_id] (two strings)');
-        if (t[1] !== mainId && !labels.has(t[1])) throw new HouseholdError(`household.relations.${name}[${i}]`, `current id \`${t[1]}\` is not the ${main.entity} (\`${mainId}\`) nor an entity given in household.entities`);
-        tuples.push({ relation, tuple: [t[0], t[1]] });
+        if (t[1] !== mainId && !this.labels.has(t[1])) throw new HouseholdError(`household.relations.${name}[${i}]`, `current id \`${t[1]}\` is not the ${main.entity} (\`${mainId}\`) nor an entity given in household.entities`);
+        this.tuples.push({ relation, tuple: [t[0], t[1]] });
       });
     }
   }
 
-  // an instance linked to the main entity by no tuple feeds no output: say so rather than drop it
-  const linked = new Set<string>();
-  for (const { tuple } of tuples) linked.add(tuple[0]).add(tuple[1]);
-  for (const [id, entityLabels] of labels) {
-    if (id === mainId || linked.has(id)) continue;
-    const names = [...entityLabels].join(', ');
-    warnings.push(`household.entities: ${names} \`${id}\` is linked to the ${main.entity} (\`${mainId}\`) by no relation, so its inputs reach no output; give inputs the ${main.entity} itself has under household.entities.<Entity>.${mainId}, or link it in household.relations`);
+  /** An instance linked to the main entity by no tuple feeds no output: say so rather than drop it. */
+  warnUnlinked(): void {
+    const { main, mainId } = this;
+    const linked = new Set<string>();
+    for (const { tuple } of this.tuples) linked.add(tuple[0]).add(tuple[1]);
+    for (const [id, entityLabels] of this.labels) {
+      if (id === mainId || linked.has(id)) continue;
+      const names = [...entityLabels].join(', ');
+      this.warnings.push(`household.entities: ${names} \`${id}\` is linked to the ${main.entity} (\`${mainId}\`) by no relation, so its inputs reach no output; give inputs the ${main.entity} itself has under household.entities.<Entity>.${mainId}, or link it in household.relations`);
+    }
   }
 
-  // a count input (household size) defaults to the number of people
-  const countInput = pkg.entities.find((e) => e.count_from)?.count_from;
-  let members = peopleCount ?? 0;
-  if (person) {
-    members = 0;
-    for (const l of labels.values()) if (l.has(person.entity)) members++;
-  }
-  if (countInput && (peopleCount !== undefined || members > 0)) {
-    const given = values.get(mainId)?.get(countInput);
+  /** A count input (household size) defaults to the number of people; a different given count is warned about. */
+  fillCount(): void {
+    const { mainId, person, peopleCount } = this;
+    const countInput = this.loaded.pkg.entities.find((e) => e.count_from)?.count_from;
+    let members = peopleCount ?? 0;
+    if (person) {
+      members = 0;
+      for (const l of this.labels.values()) if (l.has(person.entity)) members++;
+    }
+    if (!countInput || (peopleCount === undefined && members <= 0)) return;
+    const given = this.values.get(mainId)?.get(countInput);
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
-      if (!values.has(mainId)) values.set(mainId, new Map());
-      values.get(mainId)!.set(countInput, new Decimal(members));
-      setField(countInput, mainId, 'household.people');
+      if (!this.values.has(mainId)) this.values.set(mainId, new Map());
+      this.values.get(mainId)!.set(countInput, new Decimal(members));
+      this.setField(countInput, mainId, 'household.people');
     } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
-      warnings.push(`${fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
+      this.warnings.push(`${this.fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
     }
   }
 
-  checkPlausibleCounts(peopleCount, labels, main.entity, person?.entity);
-
-  const dataset = new Dataset();
-  for (const [id, entities] of labels) {
-    const given = values.get(id);
-    for (const entity of entities) {
-      for (const input of loaded.entity(entity)?.inputs ?? []) {
-        const value = given?.get(input.name) ?? loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
-        if (value !== undefined) dataset.addInput(input.name, id, value, period);
+  /** The dataset (given values, else defaults, for every input of every labelled id) and the lookups the engine's errors use. */
+  prepared(): PreparedHousehold {
+    const { loaded, main, mainId, person, labels, values } = this;
+    const period = monthPeriod(this.periodLabel)!;
+    const dataset = new Dataset();
+    for (const [id, entities] of labels) {
+      const given = values.get(id);
+      for (const entity of entities) {
+        for (const input of loaded.entity(entity)?.inputs ?? []) {
+          const value = given?.get(input.name) ?? loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
+          if (value !== undefined) dataset.addInput(input.name, id, value, period);
+        }
       }
     }
+    for (const { relation, tuple } of this.tuples) dataset.addTuple(relation, tuple, period);
+    const fieldOf = (name: string, entityId: string) => this.fieldOf(name, entityId);
+    return {
+      dataset,
+      period,
+      periodLabel: this.periodLabel,
+      mainId,
+      warnings: this.warnings,
+      fieldOf(slot, entityId) {
+        const given = fieldOf(slot, entityId);
+        if (given) return given;
+        const entity = loaded.entityOfInput(slot) ?? main.entity;
+        if (entityId === mainId && entity === main.entity) return `household.facts.${slot}`;
+        if (entity === person?.entity && entityId !== mainId) return `household.people.${entityId}.${slot}`;
+        return `household.entities.${entity}.${entityId}.${slot}`;
+      },
+      instancesOf(entity) {
+        if (entity === main.entity || !loaded.entity(entity)) return [mainId];
+        return [...labels].filter(([id, l]) => l.has(entity) && id !== mainId).map(([id]) => id).sort();
+      },
+    };
   }
-  for (const { relation, tuple } of tuples) dataset.addTuple(relation, tuple, period);
-
-  return {
-    dataset,
-    period,
-    periodLabel,
-    mainId,
-    warnings,
-    fieldOf(slot, entityId) {
-      const given = fieldOf(slot, entityId);
-      if (given) return given;
-      const entity = loaded.entityOfInput(slot) ?? main.entity;
-      if (entityId === mainId && entity === main.entity) return `household.facts.${slot}`;
-      if (entity === person?.entity && entityId !== mainId) return `household.people.${entityId}.${slot}`;
-      return `household.entities.${entity}.${entityId}.${slot}`;
-    },
-    instancesOf(entity) {
-      if (entity === main.entity || !loaded.entity(entity)) return [mainId];
-      return [...labels].filter(([id, l]) => l.has(entity) && id !== mainId).map(([id]) => id).sort();
-    },
-  };
 }
 
 /** More than MAX_HOUSEHOLD_PEOPLE people listed, or instances of one entity, are refused. */
