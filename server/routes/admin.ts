@@ -3,7 +3,6 @@ import { ApiError } from '../errors.js';
 import { type KillSwitch, StoreUnavailableError } from '../store/store.js';
 import { KILL_SWITCHES } from './admin-schemas.js';
 import { AUTH_ERRORS } from './route.js';
-import { validationRoutes } from './admin-validation.js';
 import { audit, type IssueKeyRequest, issueKey, keyMetadata, originOf, revokeKey } from './keys.js';
 import { defineRoutes } from './route.js';
 
@@ -159,5 +158,4 @@ export const adminRoutes = defineRoutes(
       return killSwitchState(ctx);
     },
   },
-  ...validationRoutes,
 );
