@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
-import { OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
 import { PROGRAM_ID_PATTERN } from '../compiler/4-package/program-id.js';
 import { API_VERSION } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
-import { ADMIN_SCHEMAS } from './routes/admin-schemas.js';
 import type { JsonSchema, OpenApi, RouteDef } from './routes/route.js';
-import { API_SCHEMAS } from './schemas.js';
+import { SERVED_SCHEMAS } from './schemas.js';
 import type { Catalog } from './runtime/catalog.js';
 import { packageDetail } from './routes/discovery.js';
 
@@ -161,7 +159,7 @@ export function openApiDocument(routes: readonly RouteDef[], catalog: Catalog, e
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = operation(route, examples);
   }
-  const schemas = Object.fromEntries([...OUTPUT_SCHEMAS, ...API_SCHEMAS, ...ADMIN_SCHEMAS].map((s) => [s.$id, toComponent(s)]));
+  const schemas = Object.fromEntries(SERVED_SCHEMAS.map((s) => [s.$id, toComponent(s)]));
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { ValidationRun } from '../store/store.js';
-import { VALIDATION_STATUSES } from './admin-schemas.js';
+import { VALIDATION_STATUSES } from '../admin-schemas.js';
 import { AUTH_ERRORS } from './route.js';
 import { buildLedger, referenceFiles } from '../migration/ledger.js';
 import { POLICYENGINE_US_SNAP } from '../migration/policyengine-us-snap.js';
