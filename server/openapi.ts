@@ -6,7 +6,7 @@ import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
 import type { JsonSchema, OpenApi, RouteDef } from './routes/route.js';
 import { SERVED_SCHEMAS } from './schemas.js';
 import type { Catalog } from './runtime/catalog.js';
-import { packageDetail } from './routes/discovery.js';
+import { packageDetail } from './runtime/views.js';
 
 // The served OpenAPI 3.1 document, generated from the route declarations and the same JSON
 // Schemas that validate requests, with examples taken from the compiled packages being served.

@@ -1,7 +1,7 @@
 import { runCalculation } from '../../server/calculation.js';
 import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
 import { ApiError } from '../../server/errors.js';
-import { packageDetail, packageSummary } from '../../server/routes/discovery.js';
+import { packageDetail, packageSummary } from '../../server/runtime/views.js';
 import type { Catalog } from '../../server/runtime/catalog.js';
 import { type ExplorerSource, SEARCH_LIMIT, searchQuery, SourceError } from './source.js';
 

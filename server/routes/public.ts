@@ -1,6 +1,7 @@
 import type { ServerContext } from '../context.js';
 import { API_VERSION } from '../envelope.js';
 import { ApiError } from '../errors.js';
+import { repositorySource } from '../runtime/views.js';
 import { defineRoutes, type OpenApi } from './route.js';
 
 // Public routes: no key needed.
@@ -38,14 +39,7 @@ export async function readiness(ctx: ServerContext) {
   );
   const order: DepStatus[] = ['ready', 'degraded', 'unavailable'];
   const status = dependencies.reduce<DepStatus>((worst, d) => (order.indexOf(d.status) > order.indexOf(worst) ? d.status : worst), 'ready');
-  return { ready: status === 'ready', status, source: repositorySource(ctx), dependencies };
-}
-
-export function repositorySource(ctx: ServerContext): string {
-  return ctx
-    .catalog()
-    .manifest.roots.map((r) => `${r.repo}${r.commit ? `@${r.commit.slice(0, 12)}` : ''}`)
-    .join(', ');
+  return { ready: status === 'ready', status, source: repositorySource(catalog), dependencies };
 }
 
 export const publicRoutes = (openApi: OpenApi) =>
