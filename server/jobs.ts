@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import { runEntry } from './calculation.js';
-import type { Catalog } from './runtime/catalog.js';
+import type { Catalog } from './catalog/catalog.js';
 import type { JobRecord, Store } from './store/store.js';
 
 // Detached calculation jobs. Entries run with bounded concurrency; every finished entry is

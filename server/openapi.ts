@@ -5,8 +5,8 @@ import { API_VERSION } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
 import type { JsonSchema, OpenApi, RouteDef } from './routes/route.js';
 import { SERVED_SCHEMAS } from './schemas.js';
-import type { Catalog } from './runtime/catalog.js';
-import { packageDetail } from './runtime/views.js';
+import type { Catalog } from './catalog/catalog.js';
+import { packageDetail } from './catalog/views.js';
 
 // The served OpenAPI 3.1 document, generated from the route declarations and the same JSON
 // Schemas that validate requests, with examples taken from the compiled packages being served.

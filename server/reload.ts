@@ -1,7 +1,7 @@
 import { writeOutputTree } from '../compiler/5-emit/output-tree.js';
 import { type SourceWatcher, watchSources } from '../compiler/watch.js';
 import type { Workspace } from '../compiler/workspace.js';
-import { Catalog, type RuntimeMode } from './runtime/catalog.js';
+import { Catalog, type RuntimeMode } from './catalog/catalog.js';
 
 // Hot reload (`rules serve --watch`): recompile what an edit touches, then swap the catalogue.
 // Requests in flight keep the catalogue they started with; programs whose sources stop

@@ -14,7 +14,7 @@ import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import { type JobQueue, JobRunner } from './jobs.js';
 import { RedisJobQueue, type RedisJobEnvironment } from './jobs-redis.js';
-import { Catalog, type RuntimeMode } from './runtime/catalog.js';
+import { Catalog, type RuntimeMode } from './catalog/catalog.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import { SqliteStore } from './store/sqlite.js';

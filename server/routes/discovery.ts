@@ -2,7 +2,7 @@ import { strings } from '../../compiler/5-emit/schemas.js';
 import { composeGraph, FocusError } from '../../compiler/4-package/compose-graph.js';
 import { API_VERSION } from '../envelope.js';
 import { ApiError } from '../errors.js';
-import { packageDetail, packageSummary, repositorySource } from '../runtime/views.js';
+import { packageDetail, packageSummary, repositorySource } from '../catalog/views.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // Discovery: capabilities, programs, runtime packages (summary, detail, graph), graphs

@@ -1,7 +1,7 @@
 import type { ServerContext } from '../context.js';
 import { API_VERSION } from '../envelope.js';
 import { ApiError } from '../errors.js';
-import { repositorySource } from '../runtime/views.js';
+import { repositorySource } from '../catalog/views.js';
 import { defineRoutes, type OpenApi } from './route.js';
 
 // Public routes: no key needed.

@@ -11,7 +11,7 @@ import { KeyRegistry } from '../../server/auth/keys.js';
 import { loadConfig, type ServerConfig } from '../../server/config.js';
 import type { ServerContext } from '../../server/context.js';
 import { afterAll } from 'vitest';
-import { Catalog, type RuntimeMode } from '../../server/runtime/catalog.js';
+import { Catalog, type RuntimeMode } from '../../server/catalog/catalog.js';
 import { jobQueueFor } from '../../server/start.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { RedisStore } from '../../server/store/redis.js';
