@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from '../paths.js';
 import { importCircles, importGraph, importsAgainstThePhases, importsOf, phaseViolations, sourceFiles } from './import-graph.js';
@@ -90,5 +92,15 @@ describe('the import graph checks', () => {
       expect(importsAgainstThePhases(from, to), to).toBe(true);
     }
     expect(importsAgainstThePhases('compiler/workspace.ts', 'compiler/5-emit/manifest.ts')).toBe(false);
+  });
+});
+
+describe("README's How it is built table", () => {
+  it('names only folders and files that exist', () => {
+    const readme = readFileSync(path.join(PROJECT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## How it is built'), readme.indexOf('\n## ', readme.indexOf('## How it is built') + 1));
+    const named = [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((p) => !existsSync(path.join(PROJECT, p)))).toEqual([]);
   });
 });
