@@ -1,6 +1,6 @@
 import { type ApiKey, type KeyRegistry, keyPrefix, newRawKey, sha256 } from '../auth/keys.js';
 import { ApiError } from '../errors.js';
-import type { Store, StoredKey } from '../store/store.js';
+import type { RateLimit, Store, StoredKey } from '../store/store.js';
 import { audit, type AuditOrigin } from './audit.js';
 
 // Issuing, revoking and describing operator keys, shared by the admin routes and the `rules keys`
@@ -14,7 +14,7 @@ export interface IssueKeyRequest {
   owner?: string;
   note?: string;
   expires_at?: string;
-  rate_limit?: { requests: number; window_seconds: number };
+  rate_limit?: RateLimit;
 }
 
 /** Said with every issuance and revocation by a store that forgets keys on restart. */
