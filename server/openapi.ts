@@ -152,7 +152,7 @@ function examplesFrom(catalog: Catalog): Map<string, unknown> {
 }
 
 /** The OpenAPI document of `routes` as served over `catalog` in `environment`. */
-export function openApiDocument(routes: readonly RouteDef[], catalog: Catalog, environment: string): Record<string, unknown> {
+function openApiDocument(routes: readonly RouteDef[], catalog: Catalog, environment: string): Record<string, unknown> {
   const examples = examplesFrom(catalog);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {

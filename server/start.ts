@@ -83,9 +83,9 @@ export async function openStore(config: ServerConfig): Promise<Store> {
 }
 
 /** Jobs queue in Redis beside a Redis store (every instance runs them), else in this process. */
-export function jobQueueFor(store: Store, config: ServerConfig, env: Omit<RedisJobEnvironment, 'calculateTimeoutMs'>): JobQueue {
-  const full = { ...env, calculateTimeoutMs: config.calculateTimeoutMs };
-  return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency, full) : new JobRunner(store, config.jobConcurrency, full);
+export function jobQueueFor(store: Store, config: ServerConfig, parts: { catalog: () => Catalog; instanceId: string; analytics: Analytics }): JobQueue {
+  const env: RedisJobEnvironment = { ...parts, calculateTimeoutMs: config.calculateTimeoutMs };
+  return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency, env) : new JobRunner(store, config.jobConcurrency, env);
 }
 
 export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {
