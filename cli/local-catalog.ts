@@ -5,7 +5,7 @@ import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
 import { buildInto } from '../compiler/build-into.js';
 import { BUNDLED_ROOT } from '../compiler/project.js';
 import { Workspace } from '../compiler/workspace.js';
-import { Catalog } from '../server/runtime/catalog.js';
+import { Catalog } from '../server/catalog/catalog.js';
 
 // Commands that calculate in-process (parity, validate, explore) run on a compiled output tree:
 // the one given with --compiled, or encoding roots (the bundled ones unless `roots` are given)

@@ -5,7 +5,7 @@ import { calculate, OutputError } from '../compiler/runtime/calculate.js';
 import { HouseholdError } from '../compiler/runtime/household.js';
 import type { LoadedPackage } from '../compiler/runtime/loaded-package.js';
 import { ApiError } from './errors.js';
-import type { Catalog, RuntimeMode } from './runtime/catalog.js';
+import type { Catalog, RuntimeMode } from './catalog/catalog.js';
 import type { BatchResult } from './store/store.js';
 
 // One calculation as the API runs it (single, batch entry or job entry): find the package,

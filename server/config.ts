@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Environment } from './envelope.js';
+import type { RateLimit } from './store/store.js';
 
 // Daemon configuration: flags win over their environment twins, which win over defaults.
 //   --host RULES_HOST · --port RULES_PORT · --data-dir RULES_DATA_DIR · --compiled RULES_COMPILED
@@ -17,7 +18,7 @@ export interface EnvironmentKey {
   key?: string;
   key_sha256?: string;
   scopes: string[];
-  rate_limit?: { requests: number; window_seconds: number };
+  rate_limit?: RateLimit;
   owner?: string;
   expires_at?: string;
 }

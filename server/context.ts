@@ -3,7 +3,7 @@ import type { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { Analytics } from './analytics.js';
 import type { JobQueue } from './jobs.js';
-import type { Catalog } from './runtime/catalog.js';
+import type { Catalog } from './catalog/catalog.js';
 import type { Store } from './store/store.js';
 
 // Everything a route handler can reach. The catalogue is read through a function because hot

@@ -2,8 +2,8 @@ import { setTimeout as delay, setImmediate as yieldToEventLoop } from 'node:time
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
-import type { ServerContext } from './context.js';
-import { failJob, finishJob, type JobQueue, newJob, runJobEntry } from './jobs.js';
+import type { Analytics } from './analytics.js';
+import { failJob, finishJob, type JobEnvironment, type JobQueue, newJob, runJobEntry } from './jobs.js';
 import { COMMAND_TIMEOUT_MS, type RedisStore, reconnectDelay } from './store/redis.js';
 import { type JobRecord, StoreUnavailableError } from './store/store.js';
 
@@ -41,8 +41,13 @@ function quick<T>(promise: Promise<T>, what: string): Promise<T> {
   });
 }
 
+/** What a shared queue needs besides running entries: its worker's name and where its errors count. */
+export interface RedisJobEnvironment extends JobEnvironment {
+  instanceId: string;
+  analytics: Analytics;
+}
+
 export class RedisJobQueue implements JobQueue {
-  private ctx!: ServerContext;
   private readonly queueConnection: Redis;
   private workerConnection: Redis | undefined;
   private readonly queue: Queue;
@@ -54,6 +59,7 @@ export class RedisJobQueue implements JobQueue {
   constructor(
     private readonly store: RedisStore,
     private readonly concurrency: number,
+    private readonly env: RedisJobEnvironment,
   ) {
     this.bullPrefix = `${store.prefix}bull`;
     // Submissions fail within the command timeout while Redis is away, like every store
@@ -63,10 +69,6 @@ export class RedisJobQueue implements JobQueue {
     this.queueConnection.on('error', () => undefined);
     this.queue = new Queue(QUEUE, { connection: this.queueConnection, prefix: this.bullPrefix });
     this.queue.on('error', () => undefined);
-  }
-
-  attach(ctx: ServerContext): void {
-    this.ctx = ctx;
   }
 
   async submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord> {
@@ -91,12 +93,12 @@ export class RedisJobQueue implements JobQueue {
       connection: this.workerConnection,
       prefix: this.bullPrefix,
       concurrency: this.concurrency,
-      lockDuration: leaseMs(this.ctx.config.calculateTimeoutMs),
+      lockDuration: leaseMs(this.env.calculateTimeoutMs),
       stalledInterval: STALLED_CHECK_MS,
       maxStalledCount: MAX_STALLED,
-      name: this.ctx.instanceId,
+      name: this.env.instanceId,
     });
-    this.worker.on('error', () => this.ctx.analytics.storeError());
+    this.worker.on('error', () => this.env.analytics.storeError());
     this.worker.on('failed', (job, err) => void this.failed(job, err));
     await quick(this.worker.waitUntilReady(), 'starting the job worker');
     // Jobs stored but never queued (Redis left between the two writes) are queued now.
@@ -119,7 +121,7 @@ export class RedisJobQueue implements JobQueue {
         await bull.moveToDelayed(Date.now(), token);
         throw new DelayedError();
       }
-      await runJobEntry(this.ctx, job, index);
+      await runJobEntry(this.store, this.env, job, index);
       await yieldToEventLoop(); // HTTP traffic and lease renewal keep flowing between entries
     }
     await finishJob(this.store, job.id);
@@ -140,7 +142,7 @@ export class RedisJobQueue implements JobQueue {
       () => true,
       () => false,
     );
-    const grace = this.ctx.config.calculateTimeoutMs + COMMAND_TIMEOUT_MS;
+    const grace = this.env.calculateTimeoutMs + COMMAND_TIMEOUT_MS;
     const closed = await Promise.race([
       Promise.all([this.worker?.close(!reachable), this.queue.close()]).then(
         () => true,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import { runEntry } from './calculation.js';
-import type { ServerContext } from './context.js';
+import type { Catalog } from './catalog/catalog.js';
 import type { JobRecord, Store } from './store/store.js';
 
 // Detached calculation jobs. Entries run with bounded concurrency; every finished entry is
@@ -11,9 +11,16 @@ import type { JobRecord, Store } from './store/store.js';
 // JobRunner queues entries in this process (SQLite and memory stores); with the shared Redis
 // store, jobs-redis.ts queues them in Redis for every instance (jobQueueFor picks one).
 
+/** What running an entry needs, given to a queue when it is made. */
+export interface JobEnvironment {
+  /** The catalogue of the moment: hot reload swaps it, and an entry runs against the one it finds. */
+  catalog(): Catalog;
+  /** The time limit of one entry. */
+  calculateTimeoutMs: number;
+}
+
 /** Where submitted jobs wait and run. */
 export interface JobQueue {
-  attach(ctx: ServerContext): void;
   submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord>;
   /** Start running jobs, picking up those a previous process left unfinished; how many it took up. */
   resume(): Promise<number>;
@@ -36,13 +43,13 @@ export function newJob(requests: CalculateRequest[], apiKeyId: string | null): J
 }
 
 /** Run entry `index` of `job` and store its result (marking a pending job running first). */
-export async function runJobEntry(ctx: ServerContext, job: JobRecord, index: number): Promise<void> {
+export async function runJobEntry(store: Store, env: JobEnvironment, job: JobRecord, index: number): Promise<void> {
   if (job.status === 'pending') {
-    await ctx.store.updateJob(job.id, { status: 'running', started_at: new Date().toISOString() });
+    await store.updateJob(job.id, { status: 'running', started_at: new Date().toISOString() });
     job.status = 'running';
   }
-  const result = runEntry(ctx.catalog(), job.requests[index]!, ctx.config.calculateTimeoutMs);
-  await ctx.store.updateJob(job.id, {}, { index, result });
+  const result = runEntry(env.catalog(), job.requests[index]!, env.calculateTimeoutMs);
+  await store.updateJob(job.id, {}, { index, result });
 }
 
 /** Mark the job succeeded once every entry has a result. */
@@ -68,16 +75,12 @@ export class JobRunner implements JobQueue {
   private running = 0;
   private stopping = false;
   private idle: (() => void)[] = [];
-  private ctx!: ServerContext;
 
   constructor(
     private readonly store: Store,
     private readonly concurrency: number,
+    private readonly env: JobEnvironment,
   ) {}
-
-  attach(ctx: ServerContext): void {
-    this.ctx = ctx;
-  }
 
   async submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord> {
     const job = newJob(requests, apiKeyId);
@@ -118,7 +121,7 @@ export class JobRunner implements JobQueue {
     try {
       const job = await this.store.job(task.jobId);
       if (!job || job.results[task.index] !== null) return;
-      await runJobEntry(this.ctx, job, task.index);
+      await runJobEntry(this.store, this.env, job, task.index);
       await finishJob(this.store, job.id);
     } catch (err) {
       await failJob(this.store, task.jobId, err);

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
 import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
-import { OUTPUT_SCHEMAS } from '../compiler/5-emit/schemas.js';
 import { PROGRAM_ID_PATTERN } from '../compiler/4-package/program-id.js';
-import type { ServerContext } from './context.js';
 import { API_VERSION } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
-import { ADMIN_SCHEMAS } from './routes/admin-schemas.js';
-import type { JsonSchema, RouteDef } from './routes/route.js';
-import { API_SCHEMAS } from './schemas.js';
-import type { Catalog } from './runtime/catalog.js';
-import { packageDetail } from './routes/discovery.js';
+import type { JsonSchema, OpenApi, RouteDef } from './routes/route.js';
+import { SERVED_SCHEMAS } from './schemas.js';
+import type { Catalog } from './catalog/catalog.js';
+import { packageDetail } from './catalog/views.js';
 
 // The served OpenAPI 3.1 document, generated from the route declarations and the same JSON
 // Schemas that validate requests, with examples taken from the compiled packages being served.
@@ -154,26 +151,21 @@ function examplesFrom(catalog: Catalog): Map<string, unknown> {
   return examples;
 }
 
-let cached: { catalog: Catalog; environment: string; doc: Record<string, unknown> } | undefined;
-
-export async function openApiDocument(ctx: ServerContext): Promise<Record<string, unknown>> {
-  const catalog = ctx.catalog();
-  if (cached && cached.catalog === catalog && cached.environment === ctx.config.environment) return cached.doc;
-  // loaded here, not at the top: the route modules import this one
-  const { ALL_ROUTES } = await import('./routes/index.js');
+/** The OpenAPI document of `routes` as served over `catalog` in `environment`. */
+function openApiDocument(routes: readonly RouteDef[], catalog: Catalog, environment: string): Record<string, unknown> {
   const examples = examplesFrom(catalog);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ALL_ROUTES) {
+  for (const route of routes) {
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = operation(route, examples);
   }
-  const schemas = Object.fromEntries([...OUTPUT_SCHEMAS, ...API_SCHEMAS, ...ADMIN_SCHEMAS].map((s) => [s.$id, toComponent(s)]));
-  const doc = {
+  const schemas = Object.fromEntries(SERVED_SCHEMAS.map((s) => [s.$id, toComponent(s)]));
+  return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: { title: 'Rules API', version: API_VERSION, description: DESCRIPTION, license: { name: 'Apache-2.0' } },
-    servers: [{ url: '/', description: `this ${ctx.config.environment} deployment` }],
-    tags: [...new Set(ALL_ROUTES.map((r) => r.tag))].map((name) => ({ name, description: TAGS[name] ?? name })),
+    servers: [{ url: '/', description: `this ${environment} deployment` }],
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
     components: {
       schemas,
@@ -183,11 +175,23 @@ export async function openApiDocument(ctx: ServerContext): Promise<Record<string
       },
     },
   };
-  cached = { catalog, environment: ctx.config.environment, doc };
-  return doc;
 }
 
-/** sha256 prefix of the served document (recorded with validation runs). */
-export async function contractHash(ctx: ServerContext): Promise<string> {
-  return createHash('sha256').update(JSON.stringify(await openApiDocument(ctx))).digest('hex').slice(0, 16);
+/**
+ * The served document of `routes` (a function: the route list is built with this in hand), built
+ * again only when hot reload swaps the catalogue.
+ */
+export function servedOpenApi(routes: () => readonly RouteDef[]): OpenApi {
+  let cached: { catalog: Catalog; environment: string; doc: Record<string, unknown> } | undefined;
+  const document: OpenApi['document'] = (ctx) => {
+    const catalog = ctx.catalog();
+    if (cached?.catalog !== catalog || cached.environment !== ctx.config.environment) {
+      cached = { catalog, environment: ctx.config.environment, doc: openApiDocument(routes(), catalog, ctx.config.environment) };
+    }
+    return cached.doc;
+  };
+  return {
+    document,
+    contractHash: (ctx) => createHash('sha256').update(JSON.stringify(document(ctx))).digest('hex').slice(0, 16),
+  };
 }

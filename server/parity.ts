@@ -4,7 +4,7 @@ import { load } from 'js-yaml';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import { ApiError } from './errors.js';
 import type { CalculateResponse } from './calculation.js';
-import type { Catalog } from './runtime/catalog.js';
+import type { Catalog } from './catalog/catalog.js';
 import { walkFiles } from '../compiler/2-resolve/source-tree.js';
 import { FIXTURES_DIR } from '../compiler/project.js';
 

@@ -2,7 +2,7 @@ import { buildInto, rebuildOnChange } from '../compiler/build-into.js';
 import type { SourceWatcher } from '../compiler/watch.js';
 import type { Manifest } from '../compiler/5-emit/manifest.js';
 import type { Workspace } from '../compiler/workspace.js';
-import { Catalog, type RuntimeMode } from './runtime/catalog.js';
+import { Catalog, type RuntimeMode } from './catalog/catalog.js';
 
 // Hot reload (`rules serve --watch`): recompile what an edit touches, then swap the catalogue.
 // Requests in flight keep the catalogue they started with; programs whose sources stop

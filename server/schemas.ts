@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { ADMIN_SCHEMAS } from './admin-schemas.js';
 import { CalculateRequestSchema, dateTime, int, nullableStr, OUTPUT_SCHEMAS, str, strings } from '../compiler/5-emit/schemas.js';
 
 // Request and response schemas of the Rules API (JSON Schema 2020-12). The same objects
@@ -234,7 +235,7 @@ export const ParityRunResultSchema = {
   },
 } as const;
 
-export const API_SCHEMAS = [
+const API_SCHEMAS = [
   MetaSchema,
   ErrorEnvelopeSchema,
   HealthResponseSchema,
@@ -253,10 +254,13 @@ export const API_SCHEMAS = [
   ParityRunResultSchema,
 ];
 
-/** The validator every request schema is compiled with. */
+/** Every schema the API validates with and documents: compiled outputs, the API's, the admin routes'. */
+export const SERVED_SCHEMAS = [...OUTPUT_SCHEMAS, ...API_SCHEMAS, ...ADMIN_SCHEMAS];
+
+/** The validator every request schema is compiled with, holding every served schema. */
 export const ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false });
 addFormats.default(ajv);
-for (const schema of [...OUTPUT_SCHEMAS, ...API_SCHEMAS]) ajv.addSchema(schema);
+for (const schema of SERVED_SCHEMAS) ajv.addSchema(schema);
 
 /** The field an Ajv error is about (dotted, indexes in brackets) and what is wrong with it. */
 function problemOf(e: ErrorObject): { field: string; problem: string } {

@@ -13,8 +13,8 @@ import { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import { type JobQueue, JobRunner } from './jobs.js';
-import { RedisJobQueue } from './jobs-redis.js';
-import { Catalog, type RuntimeMode } from './runtime/catalog.js';
+import { RedisJobQueue, type RedisJobEnvironment } from './jobs-redis.js';
+import { Catalog, type RuntimeMode } from './catalog/catalog.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -81,8 +81,9 @@ export async function openStore(config: ServerConfig): Promise<Store> {
 }
 
 /** Jobs queue in Redis beside a Redis store (every instance runs them), else in this process. */
-export function jobQueueFor(store: Store, config: ServerConfig): JobQueue {
-  return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency) : new JobRunner(store, config.jobConcurrency);
+export function jobQueueFor(store: Store, config: ServerConfig, parts: { catalog: () => Catalog; instanceId: string; analytics: Analytics }): JobQueue {
+  const env: RedisJobEnvironment = { ...parts, calculateTimeoutMs: config.calculateTimeoutMs };
+  return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency, env) : new JobRunner(store, config.jobConcurrency, env);
 }
 
 export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {
@@ -105,8 +106,9 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
 
   const keys = new KeyRegistry(config.apiKeys, store);
   await keys.refresh();
-  const jobs = jobQueueFor(store, config);
   const instanceId = config.instanceId;
+  const analytics = new Analytics(instanceId);
+  const jobs = jobQueueFor(store, config, { catalog: () => catalog, instanceId, analytics });
   const ctx: ServerContext = {
     config,
     store,
@@ -114,11 +116,10 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
     catalog: () => catalog,
     tree: () => tree,
     jobs,
-    analytics: new Analytics(instanceId),
+    analytics,
     instanceId,
     startedAt: new Date(),
   };
-  jobs.attach(ctx);
 
   const app = buildApp(ctx, { logger: options.logger });
   if (store instanceof RedisStore) {

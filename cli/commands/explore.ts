@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { Catalog } from '../../server/runtime/catalog.js';
+import type { Catalog } from '../../server/catalog/catalog.js';
 import type { ExplorerSource } from '../explore/source.js';
 import { UsageError } from '../exit-codes.js';
 import { withLocalCatalog } from '../local-catalog.js';

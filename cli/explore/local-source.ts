@@ -1,8 +1,8 @@
 import { runCalculation } from '../../server/calculation.js';
 import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
 import { ApiError } from '../../server/errors.js';
-import { packageDetail, packageSummary } from '../../server/routes/discovery.js';
-import type { Catalog } from '../../server/runtime/catalog.js';
+import { packageDetail, packageSummary } from '../../server/catalog/views.js';
+import type { Catalog } from '../../server/catalog/catalog.js';
 import { type ExplorerSource, SEARCH_LIMIT, searchQuery, SourceError } from './source.js';
 
 // The explorer over a compiled output tree in this process: the daemon's own catalogue, search

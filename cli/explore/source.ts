@@ -1,7 +1,7 @@
 import type { CalculateRequest, ProgramGraph } from '../../compiler/4-package/package-types.js';
 import type { ProgramSummary, RuleDetail, RuleSummary, SourceReference } from '../../compiler/4-package/rule-index.js';
 import type { CalculateResponse } from '../../server/calculation.js';
-import type { packageDetail, packageSummary } from '../../server/routes/discovery.js';
+import type { packageDetail, packageSummary } from '../../server/catalog/views.js';
 
 // What the explorer reads, in the shapes the /v1 API answers with, whether it comes from a
 // compiled output in this process or from a running daemon.

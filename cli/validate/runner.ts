@@ -5,7 +5,7 @@ import type { MappingTable } from '../../server/migration/mapping.js';
 import { POLICYENGINE_US_SNAP } from '../../server/migration/policyengine-us-snap.js';
 import { MigrationError, runMigration, type IgnoredInput, type Unsupported } from '../../server/migration/run.js';
 import { isObj, type WireHousehold } from '../../server/migration/wire.js';
-import type { Catalog } from '../../server/runtime/catalog.js';
+import type { Catalog } from '../../server/catalog/catalog.js';
 import { UsageError } from '../exit-codes.js';
 import type { ReferenceCase } from '../../server/migration/reference.js';
 

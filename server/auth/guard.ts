@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { ServerContext } from '../context.js';
-import { StoreUnavailableError } from '../store/store.js';
+import { type RateLimit, StoreUnavailableError } from '../store/store.js';
 import type { ApiKey } from './keys.js';
 import { hasScope, type Scope } from './scopes.js';
 
@@ -9,8 +9,8 @@ import { hasScope, type Scope } from './scopes.js';
 // configured at all, a valid key, the per-key rate limit (headers on every authenticated
 // response), the scope, and for trial keys the kill switch and the compute-unit quota.
 
-export const DEFAULT_RATE_LIMIT = { requests: 120, window_seconds: 60 };
-export const TRIAL_RATE_LIMIT = { requests: 30, window_seconds: 60 };
+export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 120, window_seconds: 60 };
+export const TRIAL_RATE_LIMIT: RateLimit = { requests: 30, window_seconds: 60 };
 export const FAILED_AUTH = { attempts: 20, window_seconds: 300 };
 
 declare module 'fastify' {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EnvironmentKey } from '../config.js';
-import type { Store, StoredKey } from '../store/store.js';
+import type { RateLimit, Store, StoredKey } from '../store/store.js';
 
 // All API keys the daemon accepts: environment keys (RULES_API_KEYS) and store keys, side by
 // side. Only sha256 hashes are held. Store keys are re-read at most every 15 s, so a key issued
@@ -18,7 +18,7 @@ export interface ApiKey {
   scopes: string[];
   status: 'active' | 'revoked';
   runtimeRevoked: boolean;
-  rateLimit?: { requests: number; window_seconds: number };
+  rateLimit?: RateLimit;
   owner?: string;
   note?: string;
   expiresAt?: string;

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog } from '../runtime/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
 import type { MappingTable } from './mapping.js';
 import { loadReferences, type ReferenceSet } from './reference.js';
 import { ENTITY_GROUPS, isObj, STRUCTURAL_KEYS } from './wire.js';

@@ -1,7 +1,7 @@
 import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
 import type { CalculateResponse } from '../calculation.js';
 import { ApiError } from '../errors.js';
-import type { Catalog } from '../runtime/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
 import { applyTable, refOf, WireValueError } from './apply-table.js';
 import type { MappingTable, OutputMapping } from './mapping.js';
 import { POLICYENGINE_US_SNAP } from './policyengine-us-snap.js';

@@ -1,10 +1,10 @@
 import type { ServerContext } from '../context.js';
 import { ApiError } from '../errors.js';
+import { audit, originOf } from '../keys/audit.js';
+import { type IssueKeyRequest, issueKey, keyMetadata, revokeKey } from '../keys/issue.js';
 import { type KillSwitch, StoreUnavailableError } from '../store/store.js';
-import { KILL_SWITCHES } from './admin-schemas.js';
+import { KILL_SWITCHES } from '../admin-schemas.js';
 import { AUTH_ERRORS } from './route.js';
-import { validationRoutes } from './admin-validation.js';
-import { audit, type IssueKeyRequest, issueKey, keyMetadata, originOf, revokeKey } from './keys.js';
 import { defineRoutes } from './route.js';
 
 // Admin routes: keys (list, issue, revoke), the audit trail, monthly usage, analytics (this
@@ -159,5 +159,4 @@ export const adminRoutes = defineRoutes(
       return killSwitchState(ctx);
     },
   },
-  ...validationRoutes,
 );

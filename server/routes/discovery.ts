@@ -1,36 +1,12 @@
 import { strings } from '../../compiler/5-emit/schemas.js';
 import { composeGraph, FocusError } from '../../compiler/4-package/compose-graph.js';
-import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
-import type { ManifestPackage } from '../../compiler/5-emit/manifest.js';
-import type { ServerContext } from '../context.js';
 import { API_VERSION } from '../envelope.js';
 import { ApiError } from '../errors.js';
-import type { Catalog } from '../runtime/catalog.js';
-import { repositorySource } from './public.js';
+import { packageDetail, packageSummary, repositorySource } from '../catalog/views.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
 
 // Discovery: capabilities, programs, runtime packages (summary, detail, graph), graphs
 // composed on demand.
-
-export function packageSummary(p: ManifestPackage, catalog: Catalog) {
-  return {
-    program_id: p.program_id,
-    jurisdiction: p.jurisdiction,
-    runtime_id: p.runtime_id,
-    mode: catalog.mode,
-    status: p.status,
-    default_outputs: p.default_outputs,
-    output_count: p.output_count,
-    entity_count: p.entity_count,
-    input_count: p.input_count,
-  };
-}
-
-/** RuntimePackageDetail: the package without what only the engine needs. */
-export function packageDetail(pkg: RuntimePackage, catalog: Catalog) {
-  const { executable: _executable, rule_info: _ruleInfo, source, format_version: _format, main_entity: _main, person_entity: _person, ...detail } = pkg;
-  return { ...detail, mode: catalog.mode, source: { kind: source.kind, target: source.target, module_count: source.modules.length } };
-}
 
 export const discoveryRoutes = defineRoutes(
   {
@@ -58,7 +34,7 @@ export const discoveryRoutes = defineRoutes(
           parity_cases: '/v1/parity/cases',
           parity_run: '/v1/parity/run',
         },
-        repository: { source: repositorySource(ctx), status: catalog.rules.length ? 'ready' : 'degraded', program_count: catalog.programs.length },
+        repository: { source: repositorySource(catalog), status: catalog.rules.length ? 'ready' : 'degraded', program_count: catalog.programs.length },
         runtime: {
           name: catalog.mode === 'fixture' ? 'rules fixture runtime (experimental)' : 'rules compiled runtime',
           status: packages.length ? 'ready' : 'unavailable',

@@ -1,8 +1,8 @@
 import type { ServerContext } from '../context.js';
 import { API_VERSION } from '../envelope.js';
 import { ApiError } from '../errors.js';
-import { openApiDocument } from '../openapi.js';
-import { defineRoutes } from './route.js';
+import { repositorySource } from '../catalog/views.js';
+import { defineRoutes, type OpenApi } from './route.js';
 
 // Public routes: no key needed.
 
@@ -39,68 +39,62 @@ export async function readiness(ctx: ServerContext) {
   );
   const order: DepStatus[] = ['ready', 'degraded', 'unavailable'];
   const status = dependencies.reduce<DepStatus>((worst, d) => (order.indexOf(d.status) > order.indexOf(worst) ? d.status : worst), 'ready');
-  return { ready: status === 'ready', status, source: repositorySource(ctx), dependencies };
+  return { ready: status === 'ready', status, source: repositorySource(catalog), dependencies };
 }
 
-export function repositorySource(ctx: ServerContext): string {
-  return ctx
-    .catalog()
-    .manifest.roots.map((r) => `${r.repo}${r.commit ? `@${r.commit.slice(0, 12)}` : ''}`)
-    .join(', ');
-}
-
-export const publicRoutes = defineRoutes(
-  {
-    method: 'GET',
-    url: '/v1/health',
-    path: '/v1/health',
-    scope: null,
-    tag: 'public',
-    summary: 'Liveness',
-    description: 'Always 200 while the process serves; checks no dependency.',
-    success: { status: 200, description: 'The process is live.', schema: { $ref: 'HealthResponse' } },
-    errors: [],
-    handler: async () => ({ service: 'rules-api', live: true }),
-  },
-  {
-    method: 'GET',
-    url: '/v1/ready',
-    path: '/v1/ready',
-    scope: null,
-    tag: 'public',
-    summary: 'Readiness of every dependency',
-    description:
-      'Checks the auth configuration (keys exist), the shared counter store, the rule index and the calculation runtime. `ready` is true only when every dependency is ready; otherwise the answer is 503 `not_ready` with the same ReadyResponse in the error envelope\'s `data`.',
-    success: { status: 200, description: 'Every dependency is ready.', schema: { $ref: 'ReadyResponse' } },
-    errors: ['not_ready'],
-    handler: async (ctx) => {
-      const report = await readiness(ctx);
-      if (!report.ready) throw new ApiError('not_ready', `not ready: ${report.dependencies.filter((d) => d.status !== 'ready').map((d) => `${d.name} ${d.status}`).join(', ')}`, report);
-      return report;
+export const publicRoutes = (openApi: OpenApi) =>
+  defineRoutes(
+    {
+      method: 'GET',
+      url: '/v1/health',
+      path: '/v1/health',
+      scope: null,
+      tag: 'public',
+      summary: 'Liveness',
+      description: 'Always 200 while the process serves; checks no dependency.',
+      success: { status: 200, description: 'The process is live.', schema: { $ref: 'HealthResponse' } },
+      errors: [],
+      handler: async () => ({ service: 'rules-api', live: true }),
     },
-  },
-  {
-    method: 'GET',
-    url: '/v1/version',
-    path: '/v1/version',
-    scope: null,
-    tag: 'public',
-    summary: 'API version and environment',
-    success: { status: 200, description: 'The deployed API version.', schema: { $ref: 'VersionResponse' } },
-    errors: [],
-    handler: async (ctx) => ({ api_version: API_VERSION, environment: ctx.config.environment }),
-  },
-  {
-    method: 'GET',
-    url: '/v1/openapi.json',
-    path: '/v1/openapi.json',
-    scope: null,
-    tag: 'public',
-    summary: 'This OpenAPI 3.1 document',
-    description: 'Served without the envelope.',
-    envelope: false,
-    success: { status: 200, description: 'The OpenAPI 3.1 document (JSON Schema 2020-12).', schema: { type: 'object' } },
-    errors: [],
-    handler: (ctx) => openApiDocument(ctx),
-  },
-);
+    {
+      method: 'GET',
+      url: '/v1/ready',
+      path: '/v1/ready',
+      scope: null,
+      tag: 'public',
+      summary: 'Readiness of every dependency',
+      description:
+        'Checks the auth configuration (keys exist), the shared counter store, the rule index and the calculation runtime. `ready` is true only when every dependency is ready; otherwise the answer is 503 `not_ready` with the same ReadyResponse in the error envelope\'s `data`.',
+      success: { status: 200, description: 'Every dependency is ready.', schema: { $ref: 'ReadyResponse' } },
+      errors: ['not_ready'],
+      handler: async (ctx) => {
+        const report = await readiness(ctx);
+        if (!report.ready) throw new ApiError('not_ready', `not ready: ${report.dependencies.filter((d) => d.status !== 'ready').map((d) => `${d.name} ${d.status}`).join(', ')}`, report);
+        return report;
+      },
+    },
+    {
+      method: 'GET',
+      url: '/v1/version',
+      path: '/v1/version',
+      scope: null,
+      tag: 'public',
+      summary: 'API version and environment',
+      success: { status: 200, description: 'The deployed API version.', schema: { $ref: 'VersionResponse' } },
+      errors: [],
+      handler: async (ctx) => ({ api_version: API_VERSION, environment: ctx.config.environment }),
+    },
+    {
+      method: 'GET',
+      url: '/v1/openapi.json',
+      path: '/v1/openapi.json',
+      scope: null,
+      tag: 'public',
+      summary: 'This OpenAPI 3.1 document',
+      description: 'Served without the envelope.',
+      envelope: false,
+      success: { status: 200, description: 'The OpenAPI 3.1 document (JSON Schema 2020-12).', schema: { type: 'object' } },
+      errors: [],
+      handler: async (ctx) => openApi.document(ctx),
+    },
+  );

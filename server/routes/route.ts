@@ -40,6 +40,16 @@ export interface RouteDef {
   handler: (ctx: ServerContext, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
+/**
+ * The served OpenAPI document, handed to the routes that serve or record it: it is built from
+ * the route list, so they cannot import it.
+ */
+export interface OpenApi {
+  document(ctx: ServerContext): Record<string, unknown>;
+  /** sha256 prefix of the served document (recorded with validation runs). */
+  contractHash(ctx: ServerContext): string;
+}
+
 export const defineRoutes = (...routes: RouteDef[]) => routes;
 
 /** What the authentication of any protected route can answer (the guard reads the store). */

@@ -2,8 +2,8 @@ import { strings } from '../../compiler/5-emit/schemas.js';
 import type { FastifyRequest } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import type { Catalog } from '../runtime/catalog.js';
-import { toSummary } from '../runtime/search.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { toSummary } from '../catalog/search.js';
 import type { Scope } from '../auth/scopes.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
 

@@ -6,6 +6,12 @@ import type { CalculateRequest } from '../../compiler/4-package/package-types.js
 
 export class StoreUnavailableError extends Error {}
 
+/** A per-key fixed-window rate limit: `requests` per `window_seconds` (keys, RULES_API_KEYS, the guard). */
+export interface RateLimit {
+  requests: number;
+  window_seconds: number;
+}
+
 export interface StoredKey {
   id: string;
   key_sha256: string;
@@ -18,7 +24,7 @@ export interface StoredKey {
   owner?: string;
   note?: string;
   expires_at?: string;
-  rate_limit?: { requests: number; window_seconds: number };
+  rate_limit?: RateLimit;
   /** Lifetime compute-unit quota (trial keys). */
   quota_cu?: number;
   revoked_at?: string;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLedger, referenceFiles, type LedgerVariable } from '../../server/migration/ledger.js';
 import { POLICYENGINE_US_SNAP } from '../../server/migration/policyengine-us-snap.js';
 import { DEFAULT_REFERENCE, REFERENCE_DIR } from '../../server/migration/reference.js';
-import { Catalog } from '../../server/runtime/catalog.js';
+import { Catalog } from '../../server/catalog/catalog.js';
 import { bundledOutput } from '../server/harness.js';
 
 // The migration ledger behind GET /v1/admin/validation/migration: the variables the bundled

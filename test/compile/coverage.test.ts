@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Catalog } from '../../server/runtime/catalog.js';
+import { Catalog } from '../../server/catalog/catalog.js';
 import { auth, bundledOutput, KEYS, testApp, type TestApp } from '../server/harness.js';
 
 // Time coverage: a package knows the periods its figures cover. Before them a calculation is

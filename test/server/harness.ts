@@ -11,7 +11,7 @@ import { KeyRegistry } from '../../server/auth/keys.js';
 import { loadConfig, type ServerConfig } from '../../server/config.js';
 import type { ServerContext } from '../../server/context.js';
 import { afterAll } from 'vitest';
-import { Catalog, type RuntimeMode } from '../../server/runtime/catalog.js';
+import { Catalog, type RuntimeMode } from '../../server/catalog/catalog.js';
 import { jobQueueFor } from '../../server/start.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { RedisStore } from '../../server/store/redis.js';
@@ -92,10 +92,10 @@ export async function testApp(env: Record<string, string> = {}, options: TestApp
   const catalog = Catalog.load(options.compiled ?? bundledOutput(), options.mode ?? 'compiled');
   const keys = new KeyRegistry(config.apiKeys, store);
   await keys.refresh();
-  const jobs = jobQueueFor(store, config);
+  const analytics = new Analytics('test');
+  const jobs = jobQueueFor(store, config, { catalog: () => catalog, instanceId: 'test', analytics });
   const tree = options.tree === undefined ? new SourceTree([path.join(PROJECT, 'rulespec')]) : options.tree;
-  const ctx: ServerContext = { config, store, keys, catalog: () => catalog, tree: () => tree, jobs, analytics: new Analytics('test'), instanceId: 'test', startedAt: new Date() };
-  jobs.attach(ctx);
+  const ctx: ServerContext = { config, store, keys, catalog: () => catalog, tree: () => tree, jobs, analytics, instanceId: 'test', startedAt: new Date() };
   await jobs.resume();
   const app = buildApp(ctx);
   app.addHook('onClose', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCalculation } from '../../server/calculation.js';
 import { POLICYENGINE_US_SNAP } from '../../server/migration/policyengine-us-snap.js';
 import { runMigration } from '../../server/migration/run.js';
-import { Catalog } from '../../server/runtime/catalog.js';
+import { Catalog } from '../../server/catalog/catalog.js';
 import { HAVE_CORPUS } from '../paths.js';
 import { auth, bundledOutput, KEYS, testApp, type TestApp } from './harness.js';
 

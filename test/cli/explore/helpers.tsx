@@ -8,7 +8,7 @@ import { localSource } from '../../../cli/explore/local-source.js';
 import { writeOutputTree } from '../../../compiler/5-emit/output-tree.js';
 import { BUNDLED_ROOT } from '../../../compiler/project.js';
 import { Workspace } from '../../../compiler/workspace.js';
-import { Catalog } from '../../../server/runtime/catalog.js';
+import { Catalog } from '../../../server/catalog/catalog.js';
 
 // The explorer's screens rendered by ink-testing-library over the bundled encodings, compiled
 // once per test file into a scratch folder, and driven with keys as a user types them.

@@ -1,9 +1,8 @@
-import { SCOPES } from '../auth/scopes.js';
-import { ajv } from '../schemas.js';
-import { dateTime, int, nullableStr, str, strings } from '../../compiler/5-emit/schemas.js';
+import { SCOPES } from './auth/scopes.js';
+import { dateTime, int, nullableStr, str, strings } from '../compiler/5-emit/schemas.js';
 
-// Request and response schemas of key issuance and the admin routes (JSON Schema 2020-12),
-// registered with the shared validator and listed in the OpenAPI components.
+// Request and response schemas of key issuance and the admin routes (JSON Schema 2020-12);
+// schemas.ts registers them with the shared validator and lists them for the OpenAPI components.
 
 const keyStatus = { enum: ['active', 'revoked'] } as const;
 
@@ -295,5 +294,3 @@ export const ADMIN_SCHEMAS = [
   ValidationRunRecordSchema,
   ValidationRunListSchema,
 ];
-
-for (const schema of ADMIN_SCHEMAS) ajv.addSchema(schema);
