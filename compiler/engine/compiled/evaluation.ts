@@ -4,7 +4,7 @@ import { EvaluationError, latestVersion, nextStart, parameterCell, type Result }
 import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../../values.js';
-import { type CompiledProgram, type Fast, type JudgmentFn, lowerExecutable, type ScalarFn, toFast, toValue } from './lower.js';
+import { type CompiledProgram, type EvaluationScope, type Fast, type JudgmentFn, lowerExecutable, type ScalarFn, toFast, toValue } from './lower.js';
 import * as num from './numbers.js';
 
 // One query through a compiled program: the interpreter's Evaluation (lazy, memoised per rule
@@ -22,7 +22,7 @@ export function compiledProgram(exec: Executable): CompiledProgram {
   return program;
 }
 
-export class CompiledEvaluation {
+export class CompiledEvaluation implements EvaluationScope {
   private readonly program: CompiledProgram;
   private readonly memos = new Map<string, Memo>();
   private lastEntity = '';

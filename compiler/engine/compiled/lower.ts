@@ -1,8 +1,8 @@
 import type { CmpOp, ExecRule, Executable, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
 import { describe as describeValue, EvaluationError } from '../evaluate.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, UNDETERMINED } from '../logic.js';
+import type { Period } from '../period.js';
 import { Day, Decimal, formatValue, kindOf, type Value } from '../../values.js';
-import type { CompiledEvaluation } from './evaluation.js';
 import * as num from './numbers.js';
 
 // Lowers an executable's expressions once into JavaScript closures. Each closure does what the
@@ -12,8 +12,17 @@ import * as num from './numbers.js';
 /** A value as the compiled engine carries it: Value with numbers as `Num`. */
 export type Fast = num.Num | boolean | string | Day;
 
-export type ScalarFn = (ev: CompiledEvaluation, entity: string, current: string) => Fast;
-export type JudgmentFn = (ev: CompiledEvaluation, entity: string, current: string) => Outcome;
+/** What the lowered closures call back into: one household's evaluation (CompiledEvaluation). */
+export interface EvaluationScope {
+  readonly period: Period;
+  rule(index: number, entity: string): Fast;
+  fastParameter(index: number, key: number): Fast;
+  fastInput(slot: number, entity: string): Fast;
+  relationMembers(relIndex: number, current: string): string[];
+}
+
+export type ScalarFn = (ev: EvaluationScope, entity: string, current: string) => Fast;
+export type JudgmentFn = (ev: EvaluationScope, entity: string, current: string) => Outcome;
 
 export interface CompiledVersion {
   from: number | null;
