@@ -69,8 +69,19 @@ export function lowerProgram(ns: Namespace): Program {
   };
   const units = builtinUnits();
   for (const mod of ns.modules) for (const [k, v] of mod.units) units.set(k, v);
+  lowerParameters(program, ns, units);
+  const closureRules = declareRules(program, ns, units);
+  const relationsByName = declareRelations(program, ns);
+  const symbols = programSymbols(program, ns, closureRules, relationsByName);
+  lowerRules(program, closureRules, symbols, units);
+  checkCycles(program, lowerDerivedRelations(program, ns, symbols));
+  return program;
+}
 
-  // parameters
+type Units = Map<string, number | null>;
+
+/** Parameters: their versions' cells (a table's values, else the formula's literal), by name and by every id. */
+function lowerParameters(program: Program, ns: Namespace, units: Units): void {
   for (const [name, cr] of ns.parameters) {
     roundingOf(cr, units); // validated even though a parameter's cells are never rounded
     const index = program.parameters.length;
@@ -100,7 +111,10 @@ export function lowerProgram(ns: Namespace): Program {
     if (ns.derived.get(cr.decl.name) !== cr) program.paramById.set(id, program.paramByName.get(cr.decl.name)!);
   }
 
-  // derived rule shells (lowered below, once every name is known)
+}
+
+/** Derived rule shells, in namespace order, lowered once every name is known; the closure rules they come from. */
+function declareRules(program: Program, ns: Namespace, units: Units): ClosureRule[] {
   const closureRules: ClosureRule[] = [];
   for (const [name, cr] of ns.derived) {
     const index = program.rules.length;
@@ -128,7 +142,11 @@ export function lowerProgram(ns: Namespace): Program {
     closureRules.push(cr);
   }
 
-  // declared relations
+  return closureRules;
+}
+
+/** Declared (data and derived) relations, by id and by name. */
+function declareRelations(program: Program, ns: Namespace): Map<string, Relation[]> {
   const relationsByName = new Map<string, Relation[]>();
   for (const cr of ns.relations) {
     const decl = cr.decl.dataRelation ?? cr.decl.derivedRelation!;
@@ -145,6 +163,11 @@ export function lowerProgram(ns: Namespace): Program {
     program.relationById.set(rel.id, rel.index);
     relationsByName.set(rel.name, [...(relationsByName.get(rel.name) ?? []), rel]);
   }
+  return relationsByName;
+}
+
+/** How formulas resolve names: rules, parameters and relations (an undeclared relation is implicit). */
+function programSymbols(program: Program, ns: Namespace, closureRules: ClosureRule[], relationsByName: Map<string, Relation[]>): Symbols {
   const implicit = (name: string): number => {
     let idx = program.relationById.get(name);
     if (idx === undefined) {
@@ -154,8 +177,7 @@ export function lowerProgram(ns: Namespace): Program {
     }
     return idx;
   };
-
-  const symbols: Symbols = {
+  return {
     derived: (name) => program.ruleByName.get(name),
     writtenDerived: (name) => {
       const idx = program.ruleByName.get(name);
@@ -187,8 +209,10 @@ export function lowerProgram(ns: Namespace): Program {
       if (literal !== undefined) info.literals.add(literal);
     },
   };
+}
 
-  // lower derived rules, collecting every rule's problems before failing
+/** Lower every derived rule's versions, collecting every rule's problems before failing. */
+function lowerRules(program: Program, closureRules: ClosureRule[], symbols: Symbols, units: Units): void {
   const problems: RuleSpecError[] = [];
   closureRules.forEach((cr, idx) => {
     try {
@@ -216,8 +240,10 @@ export function lowerProgram(ns: Namespace): Program {
     rule.rounding = roundingOf(cr, units);
     for (const slot of rule.inputDeps) program.inputSlots.add(slot);
   }
+}
 
-  // derived relations: source and predicate
+/** Derived relations: their source relation and predicate; the dependencies of each, for the cycle check. */
+function lowerDerivedRelations(program: Program, ns: Namespace, symbols: Symbols): Map<number, Dependencies> {
   const relationDeps = new Map<number, Dependencies>();
   for (const cr of ns.relations) {
     const d = cr.decl.derivedRelation;
@@ -243,11 +269,10 @@ export function lowerProgram(ns: Namespace): Program {
     relationDeps.set(rel.index, deps);
   }
 
-  checkCycles(program, relationDeps);
-  return program;
+  return relationDeps;
 }
 
-function roundingOf(cr: ClosureRule, units: Map<string, number | null>): DerivedRule['rounding'] {
+function roundingOf(cr: ClosureRule, units: Units): DerivedRule['rounding'] {
   const mode = cr.decl.rounding;
   if (!mode) return null;
   const at = { location: { file: cr.origin.file, path: [...cr.decl.path, 'rounding'] } };
