@@ -45,6 +45,18 @@ export function requireFolder(dir: string, flag: string): void {
   if (!stats.isDirectory()) throw new UsageError(`${flag} ${dir} is not a folder`);
 }
 
+/** A file `flag` names that must exist (an input to read). */
+export function requireFile(file: string, flag: string): void {
+  let stats;
+  try {
+    stats = statSync(file);
+  } catch (err) {
+    if (isOsError(err)) throw new UsageError(`${flag} ${file}: ${err.code === 'ENOENT' ? 'no such file' : osReason(err)}`);
+    throw err;
+  }
+  if (!stats.isFile()) throw new UsageError(`${flag} ${file}: not a file`);
+}
+
 /** Whether a path exists (under a file it does not); any other failure to look is reported. */
 function exists(file: string, what: string): boolean {
   try {

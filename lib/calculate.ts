@@ -2,6 +2,7 @@ import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import type { EngineName } from '../compiler/engine/engine.js';
 import type { LoadedPackage } from '../compiler/runtime/loaded-package.js';
 import { type CalculateResponse, calculateResponse } from '../server/calculation.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../server/config.js';
 
 // The library's calculate(): one household as POST /v1/calculate answers it.
 
@@ -21,5 +22,5 @@ export interface CalculateOptions {
  * household, an unknown variable or a failing rule.
  */
 export function calculate(pkg: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: CalculateOptions = {}): CalculateResponse {
-  return calculateResponse(pkg, 'compiled', request, { timeoutMs: options.timeoutMs ?? 10_000, trace: options.trace, engine: options.engine });
+  return calculateResponse(pkg, 'compiled', request, { timeoutMs: options.timeoutMs ?? DEFAULT_CALCULATE_TIMEOUT_MS, trace: options.trace, engine: options.engine });
 }

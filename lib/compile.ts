@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { RuntimePackage } from '../compiler/4-package/package-types.js';
-import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
+import { defaultProgramsDirs, type LayoutWarning } from '../compiler/2-resolve/corpus-layout.js';
 import { BUNDLED_ROOT } from '../compiler/project.js';
 import type { BuildFailure } from '../compiler/build.js';
 import { Workspace } from '../compiler/workspace.js';
@@ -20,6 +20,8 @@ export interface Compiled {
   failures: BuildFailure[];
   /** Modules with errors, whether or not a program needed them. */
   moduleErrors: { file: string; error: string }[];
+  /** What under the roots was not read (a folder that is not a jurisdiction, a stray file, …), and why. */
+  warnings: LayoutWarning[];
 }
 
 /** Compile encoding roots into runtime packages, in memory (as `rules compile` does, without writing). */
@@ -27,6 +29,6 @@ export function compile(options: CompileOptions = {}): Compiled {
   const roots = (options.roots ?? [BUNDLED_ROOT]).map((r) => path.resolve(r));
   const programs = (options.programs ?? defaultProgramsDirs(roots)).map((p) => path.resolve(p));
   const build = new Workspace(roots, programs).build();
-  return { packages: build.packages.map((b) => b.pkg), failures: build.failures, moduleErrors: build.moduleErrors };
+  return { packages: build.packages.map((b) => b.pkg), failures: build.failures, moduleErrors: build.moduleErrors, warnings: build.warnings };
 }
 

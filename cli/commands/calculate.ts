@@ -1,14 +1,15 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { resolveOutput } from '../../compiler/runtime/calculate.js';
 import type { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { listPrograms, loadPackage, PackageLoadError } from '../../lib/load.js';
 import { type CalculateResponse, calculateResponse } from '../../server/calculation.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
 import { ApiError } from '../../server/errors.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { collect } from '../options.js';
-import { requireFolder } from '../os-errors.js';
+import { isOsError, osReason, requireFile, requireFolder } from '../os-errors.js';
 import { painter } from '../output.js';
 
 // `rules calculate <jurisdiction>/<program_id>`: households through a program without a daemon.
@@ -28,7 +29,7 @@ interface CalculateFlags {
   workers?: string;
 }
 
-const TIMEOUT_MS = 10_000;
+const TIMEOUT_MS = DEFAULT_CALCULATE_TIMEOUT_MS;
 
 export function registerCalculate(program: Command): void {
   program
@@ -81,6 +82,7 @@ async function packageFor(program: string, flags: CalculateFlags): Promise<Loade
     for (const root of flags.root ?? []) requireFolder(root, '--root');
     const { compile } = await import('../../lib/compile.js'); // the compiler only when compiling
     const compiled = compile({ roots: flags.root });
+    for (const w of compiled.warnings) process.stderr.write(`rules calculate: warning: ${w.path}: ${w.reason}\n`);
     const pkg = compiled.packages.find((p) => `${p.jurisdiction}/${p.program_id}` === program);
     if (pkg) return loadPackage(pkg);
     const failure = compiled.failures.find((f) => `${f.jurisdiction}/${f.program_id}` === program);
@@ -92,16 +94,6 @@ async function packageFor(program: string, flags: CalculateFlags): Promise<Loade
   }
 }
 
-function requireFile(file: string, flag: string): void {
-  let isFile: boolean;
-  try {
-    isFile = statSync(file).isFile();
-  } catch (err) {
-    throw new UsageError(`${flag} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
-  }
-  if (!isFile) throw new UsageError(`${flag} ${file}: not a file`);
-}
-
 /** The household to calculate: a household object, or a CalculateRequest body (its household and variables). */
 function readHousehold(source: string | undefined, loaded: LoadedPackage): { household: Record<string, unknown>; variables?: string[]; note?: string } {
   if (source === undefined) return { household: loaded.pkg.sample_request.household, note: `no --household: calculated the package's sample household` };
@@ -109,8 +101,8 @@ function readHousehold(source: string | undefined, loaded: LoadedPackage): { hou
   try {
     text = readFileSync(source === '-' ? 0 : source, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`--household ${source}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    if (!isOsError(err)) throw err;
+    throw new UsageError(`--household ${source}: ${err.code === 'ENOENT' ? 'no such file' : osReason(err)}`);
   }
   let value: unknown;
   try {

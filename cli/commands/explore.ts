@@ -107,8 +107,9 @@ function reportCompilation(catalog: Catalog, options: ExploreOptions): void {
   const { failures, module_errors: moduleErrors } = catalog.manifest;
   for (const f of failures) process.stderr.write(`rules explore: warning: ${f.file}: ${f.jurisdiction}/${f.program_id} did not compile: ${f.error}\n`);
   for (const m of moduleErrors) process.stderr.write(`rules explore: warning: ${m.file}: skipped: ${m.error}\n`);
+  for (const w of catalog.manifest.warnings) process.stderr.write(`rules explore: warning: ${w.path}: ${w.reason}\n`);
   if (!catalog.packages.length && options.root) {
-    const why = failures.length ? `${failures.length} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml';
+    const why = failures.length ? `${failures.length} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/ or <root>/<jurisdiction>/programs/<program>/';
     throw new UsageError(`--root ${options.root.join(', ')}: no program compiled (${why})`);
   }
 }

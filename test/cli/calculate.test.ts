@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { calculate, compile, loadPackage } from '../../lib/index.js';
 import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
 import { generateHouseholds } from '../../bench/households.mjs';
-import { CLI } from '../paths.js';
+import { CLI, PROJECT } from '../paths.js';
 
 // `rules calculate` as a user runs it: a real process, real files, exit codes and output.
 
@@ -71,6 +71,15 @@ describe('rules calculate: one household', () => {
     const json = await rules(['us-co/co-snap', '--household', bad, '--json']);
     expect(json.exitCode).toBe(1);
     expect(JSON.parse(json.stdout).error.code).toBe('invalid_household');
+  });
+
+  it('compiling --root says what under the roots it did not read', async () => {
+    const root = path.join(dir, 'root-with-notes');
+    cpSync(path.join(PROJECT, 'rulespec'), root, { recursive: true });
+    mkdirSync(path.join(root, 'notes'));
+    const res = await rules(['us-co/co-snap', '--root', root, '--var', 'snap_allotment']);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/^rules calculate: warning: \S*notes: not a jurisdiction folder/m);
   });
 
   it('usage errors exit 2 with one line', async () => {
