@@ -62,17 +62,20 @@ redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment,
       if (!catalog.packages.length && config.roots.length && !config.compiled && config.runtime === 'compiled') {
         await daemon.stop();
         const failed = catalog.manifest.failures.length;
-        throw new UsageError(`--root ${config.roots.join(', ')}: no program compiled (${failed ? `${failed} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml'})`);
+        throw new UsageError(`--root ${config.roots.join(', ')}: no program compiled (${failed ? `${failed} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/ or <root>/<jurisdiction>/programs/<program>/'})`);
       }
+      // listen for the signals before announcing the address: without a listener a signal's default
+      // action ends the process at once, so one sent as soon as the banner is read would skip the stop
+      const stopRequested = new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
       say(`listening on ${daemon.url}`);
       say(`runtime ${catalog.mode}: ${catalog.packages.length} packages (${catalog.packages.map((p) => `${p.jurisdiction}/${p.program_id}`).slice(0, 6).join(', ')}${catalog.packages.length > 6 ? ', …' : ''}); ${catalog.rules.length} rules indexed`);
       say(`store ${storeBanner(config)}; instance ${config.instanceId}; environment ${config.environment}`);
       say(`get a trial key: curl -s -X POST ${daemon.url}/v1/keys/trial`);
       say(`API reference: ${daemon.url}/docs`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await stopRequested;
       say(`shutting down: finishing requests and running job entries (at most ${config.shutdownGraceMs} ms for requests, RULES_SHUTDOWN_GRACE_MS)`);
       const { graceExpired } = await daemon.stop();
       if (graceExpired) say('the grace period ended: connections still in flight were closed');
