@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
 import { SourceTree, walkFiles } from '../compiler/2-resolve/source-tree.js';
 import { buildInto } from '../compiler/build-into.js';
+import { readManifest } from '../compiler/5-emit/manifest.js';
 import { Workspace } from '../compiler/workspace.js';
 import { BUNDLED_ROOT, FIXTURES_DIR } from '../compiler/project.js';
 import { Analytics } from './analytics.js';
@@ -64,6 +65,8 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
   const stamp = sourceStamp([...roots, ...programsDirs]);
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(path.join(out, 'manifest.json'))) {
     log(`reusing the compiled output in ${out} (sources unchanged)`);
+    const reused = readManifest(out);
+    if (reused) logBuildProblems(reused, log); // what that compilation could not do still holds
     return { workspace, out };
   }
   const started = performance.now();

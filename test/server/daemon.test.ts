@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SqliteStore } from '../../server/store/sqlite.js';
 import { execa } from 'execa';
 import { cleanEnv, serve, type Served } from '../daemon.js';
-import { CLI } from '../paths.js';
+import { CLI, PROJECT } from '../paths.js';
 import { LAB, labRoot, SNAP_REQUEST, sleep, slowHousehold, UUID } from './lab.js';
 
 // The daemon as a user starts it: `node bin/rules.js serve` (built dist/, see test/global-setup.ts),
@@ -301,4 +301,20 @@ describe('SIGTERM with a request that never completes', () => {
     expect(served.output()).toMatch(/at most 500 ms for requests/);
     expect(served.output()).toMatch(/the grace period ended: connections still in flight were closed/);
   }, 30_000);
+});
+
+describe('what a compilation could not read', () => {
+  test('is logged when the daemon compiles, and again when a later start reuses that output', async () => {
+    const root = path.join(tempDir('root'), 'rulespec');
+    cpSync(path.join(PROJECT, 'rulespec'), root, { recursive: true });
+    mkdirSync(path.join(root, 'drafts'));
+    const dataDir = tempDir('reuse');
+    const args = ['--store', 'memory', '--data-dir', dataDir, '--root', root];
+    for (const reuse of [false, true]) {
+      const served = await start(args, { RULES_API_KEYS: API_KEYS });
+      expect(await served.stop(), served.output()).toBe(0);
+      expect(served.output().includes('reusing the compiled output')).toBe(reuse);
+      expect(served.output()).toMatch(/rules serve: +warning \S*drafts: not a jurisdiction folder/);
+    }
+  }, 60_000);
 });
