@@ -8,6 +8,9 @@ const keyStatus = { enum: ['active', 'revoked'] } as const;
 
 /** Error codes every key-protected route can answer (listed in each operation of the OpenAPI document). */
 
+/** Whether an issued key outlives this process and reaches every instance (both issuance responses). */
+const keysDurable = { type: 'boolean', description: 'True when the store persists keys and every instance sees them: `sqlite` (on disk) and `redis` (the shared Redis, as durable as its append-only file is configured); false with `memory` (this process only, lost on restart).' } as const;
+
 export const KEY_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{2,63}$';
 export const KILL_SWITCHES = ['trial_traffic', 'trial_mint'] as const;
 export const VALIDATION_STATUSES = ['parity_match', 'parity_diff', 'drift_diff', 'uncovered', 'covered'] as const;
@@ -38,7 +41,7 @@ export const TrialKeySchema = {
     rate_limit: { $ref: 'RateLimit' },
     quota_cu: { type: 'integer', minimum: 1 },
     ttl_days: { type: 'integer', minimum: 1 },
-    durable: { type: 'boolean', description: 'True when the store persists keys and every instance sees them: `sqlite` (on disk) and `redis` (the shared Redis, as durable as its append-only file is configured); false with `memory` (this process only, lost on restart).' },
+    durable: keysDurable,
     warning: str,
   },
 } as const;
@@ -79,7 +82,7 @@ export const IssuedKeySchema = {
   properties: {
     key: { type: 'string', description: 'The raw key; returned this once and never again.' },
     entry: { type: 'object', required: ['id', 'prefix', 'scopes', 'status', 'created_at'], properties: { ...keyEntryProperties, note: str } },
-    durable: { type: 'boolean', description: 'True when the store persists keys and every instance sees them: `sqlite` (on disk) and `redis` (the shared Redis, as durable as its append-only file is configured); false with `memory` (this process only, lost on restart).' },
+    durable: keysDurable,
     warning: str,
   },
 } as const;
