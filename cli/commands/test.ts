@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CacheStats, newCacheRun } from '../../compiler/1-parse/parse-cache.js';
@@ -17,6 +17,7 @@ import { runInPool } from '../test-pool/pool.js';
 import { watchTests } from '../test-watch.js';
 import { collect } from '../options.js';
 import { defaultRoots } from '../default-roots.js';
+import { ensureWritableFolder, isOsError, osReason } from '../os-errors.js';
 
 // `rules test [PATH...]`: run the companion *.test.yaml cases of modules, in parallel.
 
@@ -178,11 +179,12 @@ function report(run: TestRun, options: TestOptions, startedAt: Date, cache: Cach
 }
 
 function writeReport(file: string, text: string): void {
+  ensureWritableFolder(path.dirname(path.resolve(file)), '--reporter-output');
   try {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     writeFileSync(file, text);
   } catch (err) {
-    throw new UsageError(`cannot write --reporter-output ${file}: ${(err as Error).message}`);
+    if (!isOsError(err)) throw err;
+    throw new UsageError(`cannot write --reporter-output ${file}: ${osReason(err)}`);
   }
 }
 

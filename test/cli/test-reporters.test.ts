@@ -62,6 +62,13 @@ describe('rules test --reporter junit', () => {
     expect(clash.stderr).toMatch(/--reporter-output/);
     expect((await runCli(['test', '--root', root, '--reporter', 'tap'])).exitCode).toBe(2);
   });
+
+  it('a --reporter-output it cannot write is one line and exit 2 (no hang under /proc)', async () => {
+    const root = corpusWithProblems();
+    const res = await runCli(['test', '--root', root, '--reporter', 'junit', '--reporter-output', '/proc/rules-reports/junit.xml', '--no-cache'], { cwd: root });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr.trim()).toBe('rules: --reporter-output /proc/rules-reports: cannot create /proc/rules-reports: no such file or folder (ENOENT)');
+  });
 });
 
 describe('rules test --reporter github', () => {
