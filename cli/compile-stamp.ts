@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { makeFolder } from '../compiler/make-folder.js';
 import path from 'node:path';
 import type { Manifest } from '../compiler/5-emit/manifest.js';
 
@@ -37,7 +38,7 @@ export function upToDate(file: string, inputs: string, out: string): Manifest | 
 
 export function recordStamp(file: string, inputs: string, out: string): void {
   const stamp: Stamp = { inputs, manifest_sha256: sha256(readFileSync(path.join(out, 'manifest.json'))) };
-  mkdirSync(path.dirname(file), { recursive: true });
+  makeFolder(path.dirname(file));
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(stamp));
   renameSync(tmp, file);

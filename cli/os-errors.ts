@@ -1,5 +1,6 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { missingLevels } from '../compiler/make-folder.js';
 import { UsageError } from './exit-codes.js';
 
 // Operating-system errors a command expects (a path that is missing or not a folder, no
@@ -57,29 +58,19 @@ export function requireFile(file: string, flag: string): void {
   if (!stats.isFile()) throw new UsageError(`${flag} ${file}: not a file`);
 }
 
-/** Whether a path exists (under a file it does not); any other failure to look is reported. */
-function exists(file: string, what: string): boolean {
-  try {
-    statSync(file);
-    return true;
-  } catch (err) {
-    if (isOsError(err) && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return false;
-    if (isOsError(err)) throw new UsageError(`${what}: ${file}: ${osReason(err)}`);
-    throw err;
-  }
-}
-
 /**
  * A folder `flag` names that the command writes to, created when missing. Created one level at
  * a time: Node's recursive mkdir never returns for a path under /proc.
  */
 export function ensureWritableFolder(dir: string, flag: string): void {
-  const missing: string[] = [];
-  let existing = path.resolve(dir);
-  while (!exists(existing, `${flag} ${dir}`)) {
-    missing.unshift(existing);
-    existing = path.dirname(existing);
+  let missing: string[];
+  try {
+    missing = missingLevels(dir);
+  } catch (err) {
+    if (isOsError(err)) throw new UsageError(`${flag} ${dir}: ${err.path}: ${osReason(err)}`);
+    throw err;
   }
+  const existing = missing.length ? path.dirname(missing[0]) : path.resolve(dir);
   requireFolder(existing, existing === path.resolve(dir) ? flag : `${flag} ${dir}: the parent`);
   for (const level of missing) {
     try {

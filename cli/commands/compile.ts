@@ -11,7 +11,7 @@ import { collect } from '../options.js';
 import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/1-parse/parse-cache.js';
 import { addCacheOptions, type CacheOptions, cacheDir } from '../parse-cache-options.js';
 import { recordStamp, stampFile, upToDate } from '../compile-stamp.js';
-import { ensureWritableFolder } from '../os-errors.js';
+import { ensureWritableFolder, isOsError, osReason } from '../os-errors.js';
 import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
 import { defaultRoots } from '../default-roots.js';
 
@@ -69,7 +69,15 @@ export function registerCompile(program: Command): void {
         return;
       }
       const manifest = once();
-      if (stamp) recordStamp(stamp.file, stamp.inputs, out);
+      if (stamp) {
+        try {
+          recordStamp(stamp.file, stamp.inputs, out);
+        } catch (err) {
+          if (!isOsError(err)) throw err;
+          // the output is written; only the next run's shortcut is lost
+          process.stderr.write(`rules: warning: ${stamp.file}: cannot record what this output was compiled from (${osReason(err)}); the next compile will not skip\n`);
+        }
+      }
       process.exitCode = manifest.failures.length ? EXIT_FAILURES : EXIT_OK;
       return;
     }

@@ -109,7 +109,7 @@ function reportCompilation(catalog: Catalog, options: ExploreOptions): void {
   for (const m of moduleErrors) process.stderr.write(`rules explore: warning: ${m.file}: skipped: ${m.error}\n`);
   for (const w of catalog.manifest.warnings) process.stderr.write(`rules explore: warning: ${w.path}: ${w.reason}\n`);
   if (!catalog.packages.length && options.root) {
-    const why = failures.length ? `${failures.length} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/ or <root>/<jurisdiction>/programs/<program>/';
+    const why = failures.length ? `${failures.length} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml';
     throw new UsageError(`--root ${options.root.join(', ')}: no program compiled (${why})`);
   }
 }

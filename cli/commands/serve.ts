@@ -62,7 +62,7 @@ redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment,
       if (!catalog.packages.length && config.roots.length && !config.compiled && config.runtime === 'compiled') {
         await daemon.stop();
         const failed = catalog.manifest.failures.length;
-        throw new UsageError(`--root ${config.roots.join(', ')}: no program compiled (${failed ? `${failed} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/ or <root>/<jurisdiction>/programs/<program>/'})`);
+        throw new UsageError(`--root ${config.roots.join(', ')}: no program compiled (${failed ? `${failed} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml'})`);
       }
       // listen for the signals before announcing the address: without a listener a signal's default
       // action ends the process at once, so one sent as soon as the banner is read would skip the stop

@@ -11,6 +11,7 @@ import { previousLocal, previousPublished, publish, runPayload, saveLocal } from
 import { DEFAULT_REFERENCE, loadReferences, ReferenceFileError } from '../../server/migration/reference.js';
 import { renderReport } from '../validate/report.js';
 import { localRunner, remoteRunner, type CaseOutcome, type Runner } from '../validate/runner.js';
+import { ensureWritableFolder } from '../os-errors.js';
 
 // `rules validate`: run an external engine's reference households through the migration
 // endpoint's mapping and our packages (in-process or on a daemon), compare every mapped
@@ -64,6 +65,8 @@ differs, cannot be computed or a household fails, 2 usage error.`,
       const worst = number('--worst', options.worst, 0);
       const key = options.key ?? process.env.RULES_API_KEY;
       if ((options.url || options.publish) && !key) throw new UsageError(`${options.url ? '--url' : '--publish'} needs --key (or RULES_API_KEY)`);
+      // a local run is kept in the data dir for the next run's drift: a folder it cannot write stops it here, not after the run
+      if (!options.publish) ensureWritableFolder(options.dataDir, '--data-dir');
       const refs = (() => {
         try {
           return loadReferences(options.reference?.length ? options.reference : [DEFAULT_REFERENCE]);

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { makeFolder } from '../../compiler/make-folder.js';
 import path from 'node:path';
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { API_VERSION } from '../../server/envelope.js';
@@ -107,7 +108,7 @@ export function previousLocal(dataDir: string, kind: string, warn: (m: string) =
 
 export function saveLocal(dataDir: string, payload: RunPayload): void {
   const file = localFile(dataDir, payload.kind);
-  mkdirSync(path.dirname(file), { recursive: true });
+  makeFolder(path.dirname(file));
   writeFileSync(file, JSON.stringify(payload));
 }
 

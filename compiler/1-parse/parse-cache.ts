@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { fstatSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { threadId } from 'node:worker_threads';
+import { makeFolder } from '../make-folder.js';
 
 // A persistent cache of parsed files (modules and test files), one entry per file version, so a
 // second `rules test` or `rules compile` of an unchanged corpus reads structured clones instead
@@ -173,7 +174,7 @@ export class ParseCache {
     if (!this.writable) return;
     try {
       if (!this.pack) {
-        mkdirSync(this.dir, { recursive: true });
+        makeFolder(this.dir);
         const file = path.join(this.dir, `${this.run}-${threadId}.pack`);
         this.pack = { fd: openSync(file, 'a+'), file, size: 0 };
       }

@@ -83,4 +83,17 @@ describe('the parse cache', () => {
     expect(warm.unchanged).toBe(false);
     expect(warm.parse_cache).toMatchObject({ hits: cold.modules, misses: 0 });
   });
+
+  it('a cache folder that cannot be made (under /proc) is a warning and the run goes on, never a hang', async () => {
+    const root = loopCorpus();
+    const test = await runCli(['test', '--root', root, '--json', '--cache-dir', '/proc/rules-cache'], { cwd: root });
+    expect(test.exitCode, test.stderr).toBe(0);
+    const json = JSON.parse(test.stdout) as TestJson;
+    expect(json.warnings.map((w: { reason: string }) => w.reason)).toContainEqual(expect.stringMatching(/^parse cache not writable \(ENOENT.*\); this run parses without storing$/));
+    const out = mkdtempSync(path.join(tmpdir(), 'rules-out-'));
+    const compile = await runCli(['compile', '--root', root, '--out', out, '--cache-dir', '/proc/rules-cache'], { cwd: root });
+    expect(compile.exitCode, compile.stderr).toBe(0);
+    expect(compile.stderr).toMatch(/^rules: warning: \/proc\/rules-cache\/\S+: cannot record what this output was compiled from \(no such file or folder \(ENOENT\)\); the next compile will not skip$/m);
+    expect(compile.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });

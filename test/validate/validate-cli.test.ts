@@ -90,6 +90,7 @@ describe('in-process', () => {
     [['--publish', 'http://127.0.0.1:9'], /--publish needs --key/],
     [['--compiled', work, '--url', 'http://x', '--key', 'k'], /either --compiled or --url/],
     [['--frobnicate'], /unknown option/],
+    [['--data-dir', '/proc/rules-validate'], /^rules: --data-dir \/proc\/rules-validate: cannot create \/proc\/rules-validate/],
   ])('usage error %j: one line, exit 2', async (args, message) => {
     const run = await validate(args);
     expect(run.exitCode).toBe(2);
