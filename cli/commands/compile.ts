@@ -5,7 +5,7 @@ import { buildInto, rebuildOnChange } from '../../compiler/build-into.js';
 import type { Manifest } from '../../compiler/5-emit/manifest.js';
 import { Workspace } from '../../compiler/workspace.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
-import { formatDuration, painter, ProgressLine, warningLines } from '../output.js';
+import { displayPath, formatDuration, painter, ProgressLine, warningLines } from '../output.js';
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { collect } from '../options.js';
 import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/1-parse/parse-cache.js';
@@ -147,7 +147,7 @@ function printHuman(m: Manifest, out: string, cacheWarnings: CacheWarning[], unc
   if (m.module_errors.length) lines.push(paint('yellow', `  ${m.module_errors.length} modules have errors (their rules are indexed but cannot run; \`rules test\` shows them)`));
   if (unchanged) lines.push(`sources unchanged since the compilation of ${m.compiled_at}: nothing to do`);
   lines.push(
-    `${unchanged ? 'kept' : 'compiled'} ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${path.relative(process.cwd(), out) || '.'}`,
+    `${unchanged ? 'kept' : 'compiled'} ${m.packages.length} packages, ${m.failures.length} failed · ${m.index.module_count} modules, ${m.index.rule_count} rules indexed · ${formatDuration(m.duration_ms)} → ${displayPath(out) || '.'}`,
   );
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { displayPath } from '../../cli/output.js';
 import { CLI } from '../paths.js';
 
 // A corpus laid out as a single-country one is: local-authority jurisdictions with long names,
@@ -186,7 +187,7 @@ describe('rules compile on a corpus with both program layouts', () => {
     expect(summary.warnings.map((w) => path.relative(root, w.path)).sort()).toEqual(UNREAD);
     const res = await run(['compile', '--root', root, '--out', path.join(root, '..', 'out-human')]);
     expect(res.exitCode).toBe(1);
-    for (const unread of UNREAD) expect(res.stdout).toContain(`warning ${path.relative(process.cwd(), path.join(root, unread))}:`);
+    for (const unread of UNREAD) expect(res.stdout).toContain(`warning ${displayPath(path.join(root, unread))}:`);
     expect(res.stdout).toMatch(/compiled 2 packages, 3 failed/);
   });
 
