@@ -21,8 +21,8 @@ const { prepareHousehold } = await dist('compiler/runtime/household.js');
 const { startEvaluation } = await dist('compiler/engine/engine.js');
 const { SourceTree } = await dist('compiler/2-resolve/source-tree.js');
 const { compileModule } = await dist('compiler/compile.js');
-const { readTestCases } = await dist('compiler/harness/test-file.js');
-const { buildDataset, casePeriod, queryEntityId } = await dist('compiler/harness/case-data.js');
+const { readTestCases } = await dist('compiler/companion-tests/test-file.js');
+const { buildDataset, casePeriod, queryEntityId } = await dist('compiler/companion-tests/case-data.js');
 
 const ENGINES = ['interpreter', 'compiled'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

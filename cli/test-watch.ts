@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ParseCache } from '../compiler/1-parse/parse-cache.js';
 import { fileRole, isTestFile } from '../compiler/2-resolve/corpus-layout.js';
 import { SourceTree } from '../compiler/2-resolve/source-tree.js';
-import { type CaseResult, type RunOptions, runTestFile, testedTargets } from '../compiler/harness/run-file.js';
+import { type CaseResult, type RunOptions, runTestFile, testedTargets } from '../compiler/companion-tests/run-file.js';
 import { watchSources } from '../compiler/watch.js';
 import { EXIT_FAILURES, EXIT_OK } from './exit-codes.js';
 import { displayPath, formatDuration, painter } from './output.js';

@@ -2,7 +2,7 @@ import { locate } from './1-parse/locate.js';
 import { formatPosition, RuleSpecError } from './diagnostics.js';
 import { EvaluationError } from './engine/evaluate.js';
 
-// One readable message for anything that stops a case or a build (shared by the test harness and
+// One readable message for anything that stops a case or a build (shared by the companion-test runner and
 // the orchestrator): a located diagnostic with an excerpt and caret, an evaluation error with the
 // chain of rules that led to it, or a plain message.
 

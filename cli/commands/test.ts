@@ -5,7 +5,7 @@ import { type CacheStats, newCacheRun } from '../../compiler/1-parse/parse-cache
 import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
 import { walkFiles } from '../../compiler/2-resolve/source-tree.js';
 import { CONTENT_ROOTS, isJurisdiction, PROGRAMS_FOLDER } from '../../compiler/names.js';
-import type { CaseResult } from '../../compiler/harness/run-file.js';
+import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { displayPath, painter, ProgressLine } from '../output.js';
 import { addCacheOptions, addReports, type CacheOptions, parseCacheDir } from '../parse-cache-options.js';

@@ -1,5 +1,5 @@
 import type { CacheReport } from '../../compiler/1-parse/parse-cache.js';
-import type { CaseResult } from '../../compiler/harness/run-file.js';
+import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 
 // What the test pool's main thread and its workers say to each other.
 

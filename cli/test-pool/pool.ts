@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CacheReport } from '../../compiler/1-parse/parse-cache.js';
-import type { CaseResult } from '../../compiler/harness/run-file.js';
+import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
 
 // Spreads test files over worker threads, one per core. Most of a run is parsing the modules

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ParseCache } from '../../compiler/1-parse/parse-cache.js';
 import { SourceTree } from '../../compiler/2-resolve/source-tree.js';
-import { runTestFile, testedTargets } from '../../compiler/harness/run-file.js';
+import { runTestFile, testedTargets } from '../../compiler/companion-tests/run-file.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
 
 // A test worker keeps one SourceTree for its lifetime, so a module imported by many test

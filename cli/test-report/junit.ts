@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { displayPath } from '../output.js';
 import { failureLines, summarize, type TestRun } from './summary.js';
-import type { CaseResult } from '../../compiler/harness/run-file.js';
+import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 
 // JUnit XML as CI servers read it (Jenkins, GitLab, GitHub test-report actions; the common
 // format documented at github.com/testmoapp/junitxml): <testsuites> with one <testsuite> per

@@ -1,4 +1,4 @@
-import type { CaseResult } from '../../compiler/harness/run-file.js';
+import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 
 // What every report of a `rules test` run starts from.
 

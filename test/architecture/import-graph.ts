@@ -127,7 +127,7 @@ const PHASE = /^compiler\/(\d+)-[^/]+\//;
  * run the phases, the engine and runtime that run their output, the companion-test harness, and
  * the consumers. Other unnumbered compiler modules (names, diagnostics, project) are shared.
  */
-export const AFTER_THE_PHASES = ['compiler/compile.ts', 'compiler/workspace.ts', 'compiler/watch.ts', 'compiler/engine/', 'compiler/runtime/', 'compiler/harness/', 'server/', 'cli/', 'mcp/', 'lib/'];
+export const AFTER_THE_PHASES = ['compiler/compile.ts', 'compiler/workspace.ts', 'compiler/watch.ts', 'compiler/engine/', 'compiler/runtime/', 'compiler/companion-tests/', 'server/', 'cli/', 'mcp/', 'lib/'];
 
 /** Whether `from`, in a numbered phase, imports a later phase or what comes after the phases. */
 export function importsAgainstThePhases(from: string, to: string): boolean {

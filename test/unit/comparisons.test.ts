@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { Decimal } from '../../compiler/values.js';
-import { matches } from '../../compiler/harness/compare.js';
+import { matches } from '../../compiler/companion-tests/compare.js';
 import { removeTempTrees, runDemo, statuses } from './helpers.js';
 
 afterAll(removeTempTrees);

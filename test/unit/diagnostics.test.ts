@@ -5,7 +5,7 @@ import { compileModule } from '../../compiler/compile.js';
 import { RuleSpecError } from '../../compiler/diagnostics.js';
 import { EvaluationError } from '../../compiler/engine/evaluate.js';
 import { describeError } from '../../compiler/describe-error.js';
-import { runTestFile } from '../../compiler/harness/run-file.js';
+import { runTestFile } from '../../compiler/companion-tests/run-file.js';
 import { compileError, removeTempTrees, statuses, writeTree } from './helpers.js';
 
 afterAll(removeTempTrees);

@@ -13,7 +13,7 @@ import { Evaluation, type Result } from '../../compiler/engine/evaluate.js';
 import type { Period } from '../../compiler/engine/period.js';
 import type { Value } from '../../compiler/values.js';
 import { describeError } from '../../compiler/describe-error.js';
-import { type CaseResult, runTestFile } from '../../compiler/harness/run-file.js';
+import { type CaseResult, runTestFile } from '../../compiler/companion-tests/run-file.js';
 
 /** Strip a leading newline and the common indentation, so YAML can be written indented in tests. */
 export function dedent(text: string): string {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { latestVersion } from '../../compiler/engine/evaluate.js';
 import { monthPeriod } from '../../compiler/engine/period.js';
 import { Day, Decimal } from '../../compiler/values.js';
-import { casePeriod } from '../../compiler/harness/case-data.js';
+import { casePeriod } from '../../compiler/companion-tests/case-data.js';
 import { compileDemo, evalRule, only, removeTempTrees, runDemo, statuses } from './helpers.js';
 
 afterAll(removeTempTrees);
