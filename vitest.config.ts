@@ -6,12 +6,12 @@ const API_SUITES = ['auth', 'calculation', 'client-conventions', 'cross-cutting'
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'all', include: ['test/**/*.test.{ts,tsx}'] } },
-      { extends: true, test: { name: 'api-on-redis', include: API_SUITES.map((s) => `test/server/${s}.test.ts`), env: { RULES_TEST_STORE: 'redis' } } },
+      { extends: true, test: { name: 'api-on-redis', include: API_SUITES.map((s) => `test/e2e/api/${s}.test.ts`), env: { RULES_TEST_STORE: 'redis' } } },
     ],
   },
 });

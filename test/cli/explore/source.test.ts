@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpSource } from '../../../cli/explore/http-source.js';
 import { localSource } from '../../../cli/explore/local-source.js';
 import { type ExplorerSource, SourceError } from '../../../cli/explore/source.js';
-import { serve, type Served } from '../../daemon.js';
+import { serve, type Served } from '../../support/daemon.js';
 import { compileBundled } from './helpers.js';
 
 // The explorer's two sources answer every question alike: in-process over a compiled output,

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { bundledForTests, explore, KEY, selectedLine } from '../helpers.js';
+
+const compiled = bundledForTests();
+
+describe('Search screen', () => {
+  it('/ opens a search box whose results follow the typing, ranked as POST /v1/search ranks them', async () => {
+    const ui = explore(compiled.catalog);
+    await ui.until('Runtime packages');
+    await ui.press('/');
+    expect(await ui.until('Search:')).toContain('type at least 2 characters');
+    await ui.press('s', 'n', 'a', 'p', ' ', 'a', 'l', 'l', 'o', 't');
+    const frame = await ui.until('Rules matching "snap allot"');
+    const expected = compiled.catalog.search.search('snap allot', {}, 50);
+    expect(frame).toContain(`Rules matching "snap allot" (${expected.length})`);
+    const names = frame.split('\n').filter((l) => /^[›· ] /.test(l) && l.includes(' encoded ')).map((l) => l.slice(2).split(/\s+/)[0]);
+    expect(names).toEqual(expected.slice(0, names.length).map((r) => r.name));
+    // letters are the query here: q typed into the box does not quit
+    await ui.press('q');
+    expect(await ui.until('Rules matching "snap allotq"')).toContain('no rule matches every word');
+    await ui.press(KEY.backspace);
+    await ui.until(`Rules matching "snap allot" (${expected.length})`);
+    ui.unmount();
+  });
+
+  it('moves with the arrows, opens the selected rule with Enter, and keeps the query on the way back', async () => {
+    const ui = explore(compiled.catalog);
+    await ui.until('Runtime packages');
+    await ui.press('/', ...'net income'.split(''));
+    await ui.until('Rules matching "net income"');
+    const second = compiled.catalog.search.search('net income', {}, 50)[1];
+    await ui.press(KEY.down);
+    await ui.until((f) => selectedLine(f).includes(second.name));
+    await ui.press(KEY.enter);
+    const frame = await ui.until(`Programs › search › ${second.name}`);
+    expect(frame).toContain(second.id);
+    await ui.press(KEY.escape);
+    await ui.until('Rules matching "net income"');
+    ui.unmount();
+  });
+});
