@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { defaultProgramsDirs } from '../compiler/2-resolve/corpus-layout.js';
-import { SourceTree, walkFiles } from '../compiler/2-resolve/source-tree.js';
+import { SourceTree } from '../compiler/2-resolve/source-tree.js';
 import { buildInto } from '../compiler/build-into.js';
-import { readManifest } from '../compiler/5-emit/manifest.js';
+import { recordStamp, upToDate } from '../compiler/compile-stamp.js';
 import { Workspace } from '../compiler/workspace.js';
 import { BUNDLED_ROOT, FIXTURES_DIR } from '../compiler/project.js';
 import { Analytics } from './analytics.js';
@@ -40,38 +39,26 @@ export interface Daemon {
   stop(): Promise<{ graceExpired: boolean }>;
 }
 
-/** A cheap fingerprint of every source file (path, size, mtime), to reuse a fresh compilation. */
-function sourceStamp(dirs: string[]): string {
-  const h = createHash('sha256');
-  for (const dir of dirs.filter((d) => existsSync(d))) {
-    for (const file of walkFiles(dir, (n) => n.endsWith('.yaml') && !n.endsWith('.test.yaml'))) {
-      const st = statSync(file);
-      h.update(`${file}\0${st.size}\0${st.mtimeMs}\n`);
-    }
-  }
-  return h.digest('hex');
-}
-
 interface Compilation {
   workspace: Workspace;
   out: string;
 }
 
-/** Compile roots into `out` unless the last compilation there is of the same sources. */
+/** Compile roots into `out` unless the last compilation there is of the same inputs (encodings,
+ *  specs and the compiler itself: the stamp `rules compile` keeps, see compiler/compile-stamp.ts). */
 function compileInto(roots: string[], out: string, log: (m: string) => void): Compilation {
-  const programsDirs = defaultProgramsDirs(roots);
-  const workspace = new Workspace(roots, programsDirs);
+  const workspace = new Workspace(roots, defaultProgramsDirs(roots));
   const stampFile = `${out}.stamp`;
-  const stamp = sourceStamp([...roots, ...programsDirs]);
-  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(path.join(out, 'manifest.json'))) {
-    log(`reusing the compiled output in ${out} (sources unchanged)`);
-    const reused = readManifest(out);
-    if (reused) logBuildProblems(reused, log); // what that compilation could not do still holds
+  const inputs = workspace.inputsHash();
+  const reused = upToDate(stampFile, inputs, out);
+  if (reused) {
+    log(`reusing the compiled output in ${out} (inputs unchanged)`);
+    logBuildProblems(reused, log); // what that compilation could not do still holds
     return { workspace, out };
   }
   const started = performance.now();
   const manifest = buildInto(workspace, out, { fullSweep: true });
-  writeFileSync(stampFile, stamp);
+  recordStamp(stampFile, inputs, out);
   log(`compiled ${manifest.packages.length} packages (${manifest.failures.length} failed) from ${roots.join(', ')} in ${Math.round(performance.now() - started)} ms`);
   logBuildProblems(manifest, log);
   return { workspace, out };

@@ -10,7 +10,7 @@ import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { collect } from '../options.js';
 import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/1-parse/parse-cache.js';
 import { addCacheOptions, type CacheOptions, cacheDir } from '../parse-cache-options.js';
-import { recordStamp, stampFile, upToDate } from '../compile-stamp.js';
+import { recordStamp, stampFile, upToDate } from '../../compiler/compile-stamp.js';
 import { ensureWritableFolder, isOsError, osReason } from '../os-errors.js';
 import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
 import { defaultRoots } from '../default-roots.js';

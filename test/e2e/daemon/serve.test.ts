@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -316,5 +316,16 @@ describe('what a compilation could not read', () => {
       expect(served.output().includes('reusing the compiled output')).toBe(reuse);
       expect(served.output()).toMatch(/rules serve: +warning \S*drafts: not a jurisdiction folder/);
     }
-  }, 60_000);
+    // an edited encoding, or an output folder that lost a file, is compiled again
+    const spec = readdirSync(path.join(root, 'programs'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('.yaml'))!;
+    appendFileSync(path.join(root, 'programs', spec), '\n# edited\n');
+    const manifest = JSON.parse(readFileSync(path.join(dataDir, 'compiled', 'manifest.json'), 'utf8')) as { index: { programs: string } };
+    for (const change of ['edited', 'lost']) {
+      if (change === 'lost') rmSync(path.join(dataDir, 'compiled', manifest.index.programs));
+      const served = await start(args, { RULES_API_KEYS: API_KEYS });
+      expect(await served.stop(), served.output()).toBe(0);
+      expect(served.output(), change).not.toMatch(/reusing the compiled output/);
+      expect(served.output(), change).toMatch(/compiled \d+ packages/);
+    }
+  }, 90_000);
 });

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { makeFolder } from '../compiler/make-folder.js';
+import { makeFolder } from './make-folder.js';
 import path from 'node:path';
-import type { Manifest } from '../compiler/5-emit/manifest.js';
+import type { Manifest } from './5-emit/manifest.js';
 
-// What an output folder was last compiled from, kept in the cache: a whole-tree `rules compile`
-// whose inputs hash (Workspace.inputsHash) is the one recorded, into a folder whose manifest is
-// still the one written then and whose files are all there, has nothing to do. Anything else
-// compiles.
+// What an output folder was last compiled from (`rules compile` keeps it in the cache folder,
+// `rules serve` beside its data folder's output): a whole-tree compile whose inputs hash
+// (Workspace.inputsHash: encodings, specs and the compiler's own code) is the one recorded, into a
+// folder whose manifest is still the one written then and whose files are all there, has nothing
+// to do. Anything else compiles.
 
 interface Stamp {
   inputs: string;
