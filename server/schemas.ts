@@ -8,6 +8,7 @@ import { CalculateRequestSchema, dateTime, int, nullableStr, OUTPUT_SCHEMAS, str
 
 const environment = { enum: ['local', 'dev', 'staging', 'production'] } as const;
 const depStatus = { enum: ['ready', 'degraded', 'unavailable'] } as const;
+const jobStatus = { enum: ['pending', 'running', 'succeeded', 'failed'] } as const;
 
 export const MetaSchema = {
   $id: 'Meta',
@@ -148,7 +149,7 @@ export const JobRecordSchema = {
   required: ['id', 'status', 'created_at', 'total', 'completed', 'api_key_id'],
   properties: {
     id: str,
-    status: { enum: ['pending', 'running', 'succeeded', 'failed'] },
+    status: jobStatus,
     created_at: dateTime,
     started_at: dateTime,
     finished_at: dateTime,
@@ -235,6 +236,132 @@ export const ParityRunResultSchema = {
   },
 } as const;
 
+// The bodies the routes answer with, around the resources above.
+
+export const ProgramsResponseSchema = {
+  $id: 'ProgramsResponse',
+  type: 'object',
+  required: ['programs'],
+  properties: { programs: { type: 'array', items: { $ref: 'ProgramSummary' } } },
+} as const;
+
+export const RuntimePackagesResponseSchema = {
+  $id: 'RuntimePackagesResponse',
+  type: 'object',
+  required: ['packages'],
+  properties: { packages: { type: 'array', items: { $ref: 'RuntimePackageSummary' } } },
+} as const;
+
+export const RuntimePackageResponseSchema = {
+  $id: 'RuntimePackageResponse',
+  type: 'object',
+  required: ['package'],
+  properties: { package: { $ref: 'RuntimePackageDetail' } },
+} as const;
+
+export const ProgramGraphResponseSchema = {
+  $id: 'ProgramGraphResponse',
+  type: 'object',
+  required: ['graph'],
+  properties: { graph: { $ref: 'ProgramGraph' } },
+} as const;
+
+export const ComposedGraphResponseSchema = {
+  $id: 'ComposedGraphResponse',
+  type: 'object',
+  required: ['graph', 'files', 'truncated'],
+  properties: { graph: { $ref: 'ProgramGraph' }, files: strings, truncated: { type: 'boolean' } },
+} as const;
+
+export const RuleResponseSchema = {
+  $id: 'RuleResponse',
+  type: 'object',
+  required: ['rule'],
+  properties: { rule: { $ref: 'RuleDetail' } },
+} as const;
+
+export const RuleSourcesResponseSchema = {
+  $id: 'RuleSourcesResponse',
+  type: 'object',
+  required: ['rule', 'sources'],
+  properties: { rule: { $ref: 'RuleSummary' }, sources: { type: 'array', items: { $ref: 'SourceReference' } } },
+} as const;
+
+export const RuleDependenciesResponseSchema = {
+  $id: 'RuleDependenciesResponse',
+  type: 'object',
+  required: ['rule', 'dependencies', 'dependents'],
+  properties: { rule: { $ref: 'RuleSummary' }, dependencies: strings, dependents: strings },
+} as const;
+
+export const ParityCasesResponseSchema = {
+  $id: 'ParityCasesResponse',
+  type: 'object',
+  required: ['cases'],
+  properties: { cases: { type: 'array', items: { $ref: 'ParityCase' } } },
+} as const;
+
+export const ParityRunResponseSchema = {
+  $id: 'ParityRunResponse',
+  type: 'object',
+  required: ['summary', 'results', 'skipped_cases'],
+  properties: {
+    summary: {
+      type: 'object',
+      required: ['total', 'matching', 'different', 'errored', 'skipped', 'external'],
+      properties: {
+        total: { type: 'integer', description: 'cases that ran (skipped cases apart)' },
+        matching: { type: 'integer' },
+        different: { type: 'integer' },
+        errored: { type: 'integer' },
+        skipped: { type: 'integer' },
+        external: {
+          type: 'object',
+          description: 'cases whose recorded external values agree, differ, or were not recorded',
+          required: ['matching', 'different', 'not_recorded'],
+          properties: { matching: { type: 'integer' }, different: { type: 'integer' }, not_recorded: { type: 'integer' } },
+        },
+      },
+    },
+    results: { type: 'array', items: { $ref: 'ParityRunResult' } },
+    skipped_cases: {
+      type: 'array',
+      items: { type: 'object', required: ['id', 'description', 'program_id', 'jurisdiction', 'reason'], properties: { id: str, description: nullableStr, program_id: str, jurisdiction: str, reason: str } },
+    },
+  },
+} as const;
+
+export const BatchResponseSchema = {
+  $id: 'BatchResponse',
+  type: 'object',
+  required: ['summary', 'results'],
+  properties: {
+    summary: { type: 'object', required: ['total', 'succeeded', 'failed'], properties: { total: int, succeeded: int, failed: int } },
+    results: { type: 'array', items: { $ref: 'BatchResult' } },
+  },
+} as const;
+
+export const JobAcceptedSchema = {
+  $id: 'JobAccepted',
+  type: 'object',
+  required: ['job_id', 'status', 'total', 'status_url', 'durable'],
+  properties: { job_id: str, status: jobStatus, total: int, status_url: str, durable: { type: 'boolean' } },
+} as const;
+
+export const MigrationRequestSchema = {
+  $id: 'MigrationRequest',
+  type: 'object',
+  required: ['household'],
+  properties: { household: { type: 'object' } },
+} as const;
+
+export const MigrationResponseSchema = {
+  $id: 'MigrationResponse',
+  type: 'object',
+  required: ['status', 'message', 'result', 'sidecar'],
+  properties: { status: { const: 'ok' }, message: nullableStr, result: { type: 'object' }, sidecar: { type: 'object' } },
+} as const;
+
 const API_SCHEMAS = [
   MetaSchema,
   ErrorEnvelopeSchema,
@@ -252,6 +379,20 @@ const API_SCHEMAS = [
   JobRecordSchema,
   ParityCaseSchema,
   ParityRunResultSchema,
+  ProgramsResponseSchema,
+  RuntimePackagesResponseSchema,
+  RuntimePackageResponseSchema,
+  ProgramGraphResponseSchema,
+  ComposedGraphResponseSchema,
+  RuleResponseSchema,
+  RuleSourcesResponseSchema,
+  RuleDependenciesResponseSchema,
+  ParityCasesResponseSchema,
+  ParityRunResponseSchema,
+  BatchResponseSchema,
+  JobAcceptedSchema,
+  MigrationRequestSchema,
+  MigrationResponseSchema,
 ];
 
 /** Every schema the API validates with and documents: compiled outputs, the API's, the admin routes'. */

@@ -1,4 +1,3 @@
-import { str } from '../../compiler/5-emit/schemas.js';
 import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
 import { runCalculation, runEntry } from '../calculation.js';
 import { ApiError } from '../errors.js';
@@ -51,14 +50,7 @@ export const calculateRoutes = defineRoutes(
     success: {
       status: 200,
       description: '`{summary: {total, succeeded, failed}, results: BatchResult[]}`',
-      schema: {
-        type: 'object',
-        required: ['summary', 'results'],
-        properties: {
-          summary: { type: 'object', required: ['total', 'succeeded', 'failed'], properties: { total: { type: 'integer' }, succeeded: { type: 'integer' }, failed: { type: 'integer' } } },
-          results: { type: 'array', items: { $ref: 'BatchResult' } },
-        },
-      },
+      schema: { $ref: 'BatchResponse' },
     },
     errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
@@ -84,11 +76,7 @@ export const calculateRoutes = defineRoutes(
     success: {
       status: 202,
       description: '`{job_id, status, total, status_url, durable}`',
-      schema: {
-        type: 'object',
-        required: ['job_id', 'status', 'total', 'status_url', 'durable'],
-        properties: { job_id: str, status: { enum: ['pending', 'running', 'succeeded', 'failed'] }, total: { type: 'integer' }, status_url: str, durable: { type: 'boolean' } },
-      },
+      schema: { $ref: 'JobAccepted' },
     },
     errors: ['invalid_request', 'unsupported_parameter', 'payload_too_large', 'store_unavailable', ...AUTH_ERRORS],
     handler: async (ctx, request) => {

@@ -1,4 +1,3 @@
-import { strings } from '../../compiler/5-emit/schemas.js';
 import { composeGraph, FocusError } from '../../compiler/4-package/compose-graph.js';
 import { API_VERSION } from '../envelope.js';
 import { ApiError } from '../errors.js';
@@ -54,7 +53,7 @@ export const discoveryRoutes = defineRoutes(
     tag: 'discovery',
     summary: 'Programs with indexed rules',
     description: 'Status `available` (an executable package serves every output), `partial` (outputs acknowledged incomplete, or package notes), `planned` (rules indexed, nothing executes); `status_reason` says why.',
-    success: { status: 200, description: '`{programs: ProgramSummary[]}`', schema: { type: 'object', required: ['programs'], properties: { programs: { type: 'array', items: { $ref: 'ProgramSummary' } } } } },
+    success: { status: 200, description: '`{programs: ProgramSummary[]}`', schema: { $ref: 'ProgramsResponse' } },
     errors: [...AUTH_ERRORS],
     handler: async (ctx) => ({ programs: ctx.catalog().programs }),
   },
@@ -65,7 +64,7 @@ export const discoveryRoutes = defineRoutes(
     scope: 'rules:read',
     tag: 'discovery',
     summary: 'Runtime packages the calculation runtime can execute',
-    success: { status: 200, description: '`{packages: RuntimePackageSummary[]}`', schema: { type: 'object', required: ['packages'], properties: { packages: { type: 'array', items: { $ref: 'RuntimePackageSummary' } } } } },
+    success: { status: 200, description: '`{packages: RuntimePackageSummary[]}`', schema: { $ref: 'RuntimePackagesResponse' } },
     errors: [...AUTH_ERRORS],
     handler: async (ctx) => {
       const catalog = ctx.catalog();
@@ -81,7 +80,7 @@ export const discoveryRoutes = defineRoutes(
     summary: 'One runtime package: inputs, outputs, entities, aliases and a sample request',
     description:
       'Path parameters: the jurisdiction, then the program id (a URL slug such as `co-snap`). `sample_request.household` uses the `entities` form: every entity by the id this detail gives, every input present with its default (or an example), so a client can write its values into it and post it to `/v1/calculate`.',
-    success: { status: 200, description: '`{package: RuntimePackageDetail}`', schema: { type: 'object', required: ['package'], properties: { package: { $ref: 'RuntimePackageDetail' } } } },
+    success: { status: 200, description: '`{package: RuntimePackageDetail}`', schema: { $ref: 'RuntimePackageResponse' } },
     errors: ['not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const catalog = ctx.catalog();
@@ -98,7 +97,7 @@ export const discoveryRoutes = defineRoutes(
     scope: 'rules:read',
     tag: 'graphs',
     summary: 'The ProgramGraph derived from a compiled package',
-    success: { status: 200, description: '`{graph: ProgramGraph}`', schema: { type: 'object', required: ['graph'], properties: { graph: { $ref: 'ProgramGraph' } } } },
+    success: { status: 200, description: '`{graph: ProgramGraph}`', schema: { $ref: 'ProgramGraphResponse' } },
     errors: ['not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const { jurisdiction, program_id } = request.params as { jurisdiction: string; program_id: string };
@@ -120,7 +119,7 @@ export const discoveryRoutes = defineRoutes(
     success: {
       status: 200,
       description: '`{graph, files, truncated}`',
-      schema: { type: 'object', required: ['graph', 'files', 'truncated'], properties: { graph: { $ref: 'ProgramGraph' }, files: strings, truncated: { type: 'boolean' } } },
+      schema: { $ref: 'ComposedGraphResponse' },
     },
     errors: ['invalid_request', 'not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {

@@ -1,4 +1,3 @@
-import { nullableStr } from '../../compiler/5-emit/schemas.js';
 import { runCalculation } from '../calculation.js';
 import { ApiError } from '../errors.js';
 import { runMigration, toMigrationError } from '../migration/run.js';
@@ -18,15 +17,11 @@ export const migrationRoutes = defineRoutes({
     'For migrating partners (scope `compat:external`; ordinary and trial keys get 403). `country_id` is `us`. The body is `{household}` with entity groups `people`, `tax_units`, `spm_units`, `families`, `households`, `marital_units`; each variable maps period keys to values and a null value asks for it to be computed. `axes` are rejected (400). The state comes from `households.*.state_code` or `state_name`. Coverage: `spm_units.*.snap` from the state\'s SNAP package (`snap_allotment`); a bare-year key returns the monthly benefit times 12, a `YYYY-MM` key the monthly value. Inputs read: people `age`, `is_disabled`, `employment_income`, `self_employment_income` (earned), `social_security`, `ssi`, `unemployment_compensation`, `pension_income`, `child_support_received`, `tanf` (unearned), `child_support_expense`, `medical_out_of_pocket_expenses`; spm_units `housing_cost` or `rent` (shelter), `childcare_expenses`, `members`; yearly figures are divided by 12. Other variables keep null and are listed in `sidecar.unsupported` with a reason (no mapping, no state, no package for the state). Answers `{status: "ok", message, result, sidecar}`; errors `{status: "error", message, result: null, sidecar?}` with 400 (invalid body, unsupported country, axes, invalid household), 422 (no executable package for the program) and 502 (engine failure). New integrations use /v1/calculate.',
   envelope: false,
   errorShape: 'migration',
-  body: { type: 'object', required: ['household'], properties: { household: { type: 'object' } } },
+  body: { $ref: 'MigrationRequest' },
   success: {
     status: 200,
     description: '`{status: "ok", message, result, sidecar}`',
-    schema: {
-      type: 'object',
-      required: ['status', 'message', 'result', 'sidecar'],
-      properties: { status: { const: 'ok' }, message: nullableStr, result: { type: 'object' }, sidecar: { type: 'object' } },
-    },
+    schema: { $ref: 'MigrationResponse' },
   },
   errors: ['invalid_request', 'payload_too_large', 'unsupported_program', 'runtime_error', ...AUTH_ERRORS],
   handler: async (ctx, request, reply) => {

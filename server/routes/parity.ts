@@ -1,4 +1,3 @@
-import { nullableStr, str } from '../../compiler/5-emit/schemas.js';
 import { runCalculation } from '../calculation.js';
 import { loadParityCases, parityCaseView, parityDir, runParity } from '../parity.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
@@ -16,7 +15,7 @@ export const parityRoutes = defineRoutes(
     summary: 'Canonical parity cases',
     description:
       'Households whose expected outputs were derived by hand from the law they cite (the arithmetic is in `notes`). `runtime_supported` says whether the active runtime has a package for the case. `trace_variables` are the labels `trace_outputs` uses (`gross_income`). `external_comparisons` hold what another engine (PolicyEngine-US) answered for the same household: its `request`, `mappings` from our variables to paths in its response (`transform`: none, annual_to_monthly, monthly_to_annual), a `tolerance`, and `recorded` {engine_version, source, response} when a value was recorded.',
-    success: { status: 200, description: '`{cases: ParityCase[]}`', schema: { type: 'object', required: ['cases'], properties: { cases: { type: 'array', items: { $ref: 'ParityCase' } } } } },
+    success: { status: 200, description: '`{cases: ParityCase[]}`', schema: { $ref: 'ParityCasesResponse' } },
     errors: [...AUTH_ERRORS],
     handler: async (ctx) => {
       const catalog = ctx.catalog();
@@ -36,34 +35,7 @@ export const parityRoutes = defineRoutes(
     success: {
       status: 200,
       description: '`{summary, results, skipped_cases}`',
-      schema: {
-        type: 'object',
-        required: ['summary', 'results', 'skipped_cases'],
-        properties: {
-          summary: {
-            type: 'object',
-            required: ['total', 'matching', 'different', 'errored', 'skipped', 'external'],
-            properties: {
-              total: { type: 'integer', description: 'cases that ran (skipped cases apart)' },
-              matching: { type: 'integer' },
-              different: { type: 'integer' },
-              errored: { type: 'integer' },
-              skipped: { type: 'integer' },
-              external: {
-                type: 'object',
-                description: 'cases whose recorded external values agree, differ, or were not recorded',
-                required: ['matching', 'different', 'not_recorded'],
-                properties: { matching: { type: 'integer' }, different: { type: 'integer' }, not_recorded: { type: 'integer' } },
-              },
-            },
-          },
-          results: { type: 'array', items: { $ref: 'ParityRunResult' } },
-          skipped_cases: {
-            type: 'array',
-            items: { type: 'object', required: ['id', 'description', 'program_id', 'jurisdiction', 'reason'], properties: { id: str, description: nullableStr, program_id: str, jurisdiction: str, reason: str } },
-          },
-        },
-      },
+      schema: { $ref: 'ParityRunResponse' },
     },
     errors: ['payload_too_large', ...AUTH_ERRORS],
     handler: async (ctx) => {

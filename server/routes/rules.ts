@@ -1,4 +1,3 @@
-import { strings } from '../../compiler/5-emit/schemas.js';
 import type { FastifyRequest } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -64,7 +63,7 @@ export const ruleRoutes = defineRoutes(
     tag: 'rules',
     summary: 'One rule with its symbols, provenance, dependencies and dependents',
     description: ruleParam,
-    success: { status: 200, description: '`{rule: RuleDetail}`', schema: { type: 'object', required: ['rule'], properties: { rule: { $ref: 'RuleDetail' } } } },
+    success: { status: 200, description: '`{rule: RuleDetail}`', schema: { $ref: 'RuleResponse' } },
     errors: ['not_found', ...AUTH_ERRORS],
     handler: async (ctx, request) => {
       const catalog = ctx.catalog();
@@ -87,7 +86,7 @@ export const ruleRoutes = defineRoutes(
     success: {
       status: 200,
       description: '`{rule: RuleSummary, sources: SourceReference[]}`',
-      schema: { type: 'object', required: ['rule', 'sources'], properties: { rule: { $ref: 'RuleSummary' }, sources: { type: 'array', items: { $ref: 'SourceReference' } } } },
+      schema: { $ref: 'RuleSourcesResponse' },
     },
     errors: ['not_found', ...AUTH_ERRORS],
     handler: async () => undefined,
@@ -104,11 +103,7 @@ export const ruleRoutes = defineRoutes(
     success: {
       status: 200,
       description: '`{rule: RuleSummary, dependencies: string[], dependents: string[]}`',
-      schema: {
-        type: 'object',
-        required: ['rule', 'dependencies', 'dependents'],
-        properties: { rule: { $ref: 'RuleSummary' }, dependencies: strings, dependents: strings },
-      },
+      schema: { $ref: 'RuleDependenciesResponse' },
     },
     errors: ['not_found', ...AUTH_ERRORS],
     handler: async () => undefined,
