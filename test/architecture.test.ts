@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/paths.js';
 import { importCircles, importGraph, importsAgainstThePhases, importsOf, phaseViolations, sourceFiles } from './support/import-graph.js';
@@ -112,4 +113,12 @@ describe('the test tree', () => {
   it('holds nothing but tests, helpers and fixtures under the mirror, e2e/ and support/', () => {
     expect(readdirSync(path.join(PROJECT, 'test')).sort()).toEqual(['architecture.test.ts', 'cli', 'compiler', 'e2e', 'server', 'support']);
   });
+});
+
+describe('the types', () => {
+  it('check under strict across sources, tests, benchmarks and the config (what the build alone does not cover)', async () => {
+    const tsc = await execa(process.execPath, [path.join(PROJECT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(PROJECT, 'tsconfig.json'), '--noEmit'], { reject: false });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.exitCode).toBe(0);
+  }, 120_000);
 });

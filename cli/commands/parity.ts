@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { runCalculation } from '../../server/calculation.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
 import { loadParityCases, PARITY_DIR, type ParityRun, runParity } from '../../server/parity.js';
+import { apiClient, ApiUnreachable, dataOf } from '../api-client.js';
 import { withLocalCatalog } from '../local-catalog.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { painter } from '../output.js';
@@ -8,6 +10,9 @@ import { requireFolder } from '../os-errors.js';
 
 // `rules parity`: run the canonical parity cases against compiled packages (locally) or a running
 // daemon (`--url`), print every difference, exit 1 when a case differs or errors (for CI).
+
+/** The daemon runs every case before it answers. */
+const PARITY_RUN_TIMEOUT_MS = 300_000;
 
 interface ParityOptions {
   compiled?: string;
@@ -18,12 +23,13 @@ interface ParityOptions {
 }
 
 async function remote(url: string, key: string): Promise<ParityRun> {
-  const res = await fetch(`${url.replace(/\/+$/, '')}/v1/parity/run`, { method: 'POST', headers: { 'x-api-key': key } }).catch((err: Error) => {
-    throw new UsageError(`cannot reach ${url}: ${err.message}`);
+  const api = apiClient(url, key, PARITY_RUN_TIMEOUT_MS);
+  const answer = await api.call('POST', '/v1/parity/run').catch((err: unknown) => {
+    throw err instanceof ApiUnreachable ? new UsageError(err.message) : err;
   });
-  const body = (await res.json()) as { data?: ParityRun; error?: { code: string; message: string } };
-  if (!res.ok || !body.data) throw new UsageError(`${url} answered ${res.status} ${body.error?.code ?? ''}: ${body.error?.message ?? 'no parity results'}`);
-  return body.data;
+  const run = dataOf<ParityRun>(answer);
+  if (!run) throw new UsageError(`${api.base} answered ${answer.status} ${answer.error || 'no parity results'}`);
+  return run;
 }
 
 /** The cases of a folder; a missing or empty folder or a malformed case is a usage error (one line, exit 2), not a crash or a pass. */
@@ -41,7 +47,7 @@ function casesOf(dir: string) {
 
 function local(compiled: string | undefined, casesDir: string): Promise<ParityRun> {
   const cases = casesOf(casesDir);
-  return withLocalCatalog(compiled, (catalog) => runParity(cases, catalog, (r) => runCalculation(catalog, r, 30_000)));
+  return withLocalCatalog(compiled, (catalog) => runParity(cases, catalog, (r) => runCalculation(catalog, r, DEFAULT_CALCULATE_TIMEOUT_MS)));
 }
 
 function printHuman(run: ParityRun): void {

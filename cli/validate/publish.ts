@@ -3,6 +3,7 @@ import { makeFolder } from '../../compiler/make-folder.js';
 import path from 'node:path';
 import { PACKAGE_VERSION } from '../../compiler/project.js';
 import { API_VERSION } from '../../server/envelope.js';
+import { apiClient, type ApiClient, ApiUnreachable, dataOf } from '../api-client.js';
 import { UsageError } from '../exit-codes.js';
 import type { Validation } from './compare.js';
 import type { ReferenceSet } from '../../server/migration/reference.js';
@@ -41,25 +42,20 @@ export function runPayload(v: Validation, refs: ReferenceSet, meta: { kind: stri
   return payload;
 }
 
-async function api(base: string, key: string, route: string, init?: RequestInit): Promise<Response> {
-  try {
-    return await fetch(`${base}${route}`, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json' } });
-  } catch (err) {
-    throw new UsageError(`--publish: cannot reach ${base}: ${(err as Error).message}`);
-  }
-}
-
-async function failure(res: Response, what: string): Promise<never> {
-  const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
-  const hint = res.status === 401 || res.status === 403 ? ' (publishing needs a key with admin:analytics: --key or RULES_API_KEY)' : '';
-  throw new UsageError(`${what}: ${res.status} ${body?.error?.code ?? ''} ${body?.error?.message ?? ''}`.trim() + hint);
+/** The data of an answer with the expected status; anything else is one line naming `what`. */
+async function answerData<T>(api: ApiClient, method: 'GET' | 'POST', route: string, status: number, what: string, body?: unknown): Promise<T> {
+  const answer = await api.call(method, route, body).catch((err: unknown) => {
+    throw err instanceof ApiUnreachable ? new UsageError(`--publish: ${err.message}`) : err;
+  });
+  const data = answer.status === status ? dataOf<T>(answer) : undefined;
+  if (data !== undefined) return data;
+  const hint = answer.status === 401 || answer.status === 403 ? ' (publishing needs a key with admin:analytics: --key or RULES_API_KEY)' : '';
+  throw new UsageError(`${what}: ${answer.status} ${answer.error || 'no data in the answer'}${hint}`);
 }
 
 export async function publish(url: string, key: string, payload: RunPayload): Promise<{ id: string; recorded_at: string }> {
-  const base = url.replace(/\/+$/, '');
-  const res = await api(base, key, '/v1/admin/validation/runs', { method: 'POST', body: JSON.stringify(payload) });
-  if (res.status !== 201) await failure(res, `--publish to ${base}`);
-  return ((await res.json()) as { data: { id: string; recorded_at: string } }).data;
+  const api = apiClient(url, key);
+  return answerData(api, 'POST', '/v1/admin/validation/runs', 201, `--publish to ${api.base}`, payload);
 }
 
 type PreviousValues = Map<string, Record<string, unknown>>;
@@ -77,15 +73,11 @@ function valuesOf(run: { rows?: unknown; cases?: unknown }): PreviousValues {
 
 /** Our values in the newest run of `kind` published to the daemon, if any. */
 export async function previousPublished(url: string, key: string, kind: string): Promise<PreviousValues | undefined> {
-  const base = url.replace(/\/+$/, '');
-  const list = await api(base, key, '/v1/admin/validation/runs');
-  if (!list.ok) await failure(list, `--publish: reading earlier runs from ${base}`);
-  const runs = ((await list.json()) as { data: { runs: { id: string; kind: string }[] } }).data.runs;
+  const api = apiClient(url, key);
+  const { runs } = await answerData<{ runs: { id: string; kind: string }[] }>(api, 'GET', '/v1/admin/validation/runs', 200, `--publish: reading earlier runs from ${api.base}`);
   const last = runs.find((r) => r.kind === kind);
   if (!last) return undefined;
-  const res = await api(base, key, `/v1/admin/validation/runs/${encodeURIComponent(last.id)}`);
-  if (!res.ok) await failure(res, `--publish: reading run ${last.id}`);
-  return valuesOf(((await res.json()) as { data: { rows?: unknown; cases?: unknown } }).data);
+  return valuesOf(await answerData<{ rows?: unknown; cases?: unknown }>(api, 'GET', `/v1/admin/validation/runs/${encodeURIComponent(last.id)}`, 200, `--publish: reading run ${last.id}`));
 }
 
 /** The last local run of `kind` (kept in the data dir when nothing is published). */

@@ -6,6 +6,8 @@ import { POLICYENGINE_US_SNAP } from '../../server/migration/policyengine-us-sna
 import { MigrationError, runMigration, type IgnoredInput, type Unsupported } from '../../server/migration/run.js';
 import { isObj, type WireHousehold } from '../../server/migration/wire.js';
 import type { Catalog } from '../../server/catalog/catalog.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
+import { apiClient, ApiUnreachable, dataOf } from '../api-client.js';
 import { UsageError } from '../exit-codes.js';
 import type { ReferenceCase } from '../../server/migration/reference.js';
 
@@ -69,7 +71,7 @@ export function localRunner(catalog: Catalog, source: string, tables: MappingTab
       const situation = withRequests(c, variables, period);
       const started = performance.now();
       try {
-        const out = runMigration({ household: situation }, catalog, { tables, calculate: (r) => runCalculation(catalog, r, 30_000) });
+        const out = runMigration({ household: situation }, catalog, { tables, calculate: (r) => runCalculation(catalog, r, DEFAULT_CALCULATE_TIMEOUT_MS) });
         return outcomeOf(c.id, situation, { ...out, packages: out.packages }, performance.now() - started);
       } catch (err) {
         if (!(err instanceof MigrationError)) throw err;
@@ -83,38 +85,32 @@ export function localRunner(catalog: Catalog, source: string, tables: MappingTab
 }
 
 export function remoteRunner(url: string, key: string): Runner {
-  const base = url.replace(/\/+$/, '');
+  const api = apiClient(url, key);
   const graphs = new Map<string, Promise<ProgramGraph | undefined>>();
-  const call = async (path: string, init?: RequestInit) => {
-    try {
-      return await fetch(`${base}${path}`, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json', ...init?.headers } });
-    } catch (err) {
-      throw new UsageError(`cannot reach ${base}: ${(err as Error).message}`);
-    }
-  };
+  const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+    api.call(method, path, body).catch((err: unknown) => {
+      throw err instanceof ApiUnreachable ? new UsageError(err.message) : err;
+    });
   return {
-    source: base,
+    source: api.base,
     async run(c, variables, period) {
       const situation = withRequests(c, variables, period);
       const started = performance.now();
-      const res = await call('/v1/household/us/calculate', { method: 'POST', body: JSON.stringify({ household: situation }) });
-      const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+      const answer = await call('POST', '/v1/household/us/calculate', { household: situation });
       const latency = performance.now() - started;
-      if (res.status === 401 || res.status === 403) {
-        const message = isObj(body?.error) ? String(body.error.message) : String(body?.message ?? '');
-        throw new UsageError(`${base} refused the key (${res.status}): ${message} (the migration endpoint needs a key with compat:external)`);
+      if (answer.status === 401 || answer.status === 403) {
+        throw new UsageError(`${api.base} refused the key (${answer.status}): ${answer.error} (the migration endpoint needs a key with compat:external)`);
       }
-      if (!res.ok || !body || !isObj(body.sidecar)) return { ...outcomeOf(c.id, situation, {}, latency), error: `${res.status}: ${String(body?.message ?? 'no answer')}` };
-      return outcomeOf(c.id, situation, body.sidecar, latency);
+      const sidecar = answer.body?.sidecar;
+      if (!answer.ok || !isObj(sidecar)) return { ...outcomeOf(c.id, situation, {}, latency), error: `${answer.status}: ${answer.error || 'no sidecar in the answer'}` };
+      return outcomeOf(c.id, situation, sidecar, latency);
     },
     async ruleOf(jurisdiction, programId, output) {
       const id = `${jurisdiction}/${programId}`;
       if (!graphs.has(id)) {
         graphs.set(
           id,
-          call(`/v1/runtime/packages/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(programId)}/graph`).then(async (res) =>
-            res.ok ? ((await res.json()) as { data: { graph: ProgramGraph } }).data.graph : undefined,
-          ),
+          call('GET', `/v1/runtime/packages/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(programId)}/graph`).then((answer) => dataOf<{ graph: ProgramGraph }>(answer)?.graph),
         );
       }
       return ruleIn(await graphs.get(id), output);

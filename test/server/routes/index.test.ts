@@ -6,7 +6,7 @@ import { SERVED_SCHEMAS } from '../../../server/schemas.js';
 // admin-schemas.ts): a route names its body and its answer by reference (or a choice of references). Only open objects (the
 // OpenAPI document, the migration ledger) and plain strings (HTML pages) are written in place;
 // query and path parameters stay with their route, as OpenAPI lists them there.
-const served = new Set(SERVED_SCHEMAS.map((s) => s.$id));
+const served = new Set<string>(SERVED_SCHEMAS.map((s) => s.$id));
 const named = (schema: Record<string, unknown>): boolean =>
   typeof schema.$ref === 'string' ? served.has(schema.$ref) : Array.isArray(schema.oneOf) && schema.oneOf.every(named);
 const inPlace = (schema: Record<string, unknown>) => Object.keys(schema).every((k) => ['type', 'description'].includes(k)) && ['object', 'string'].includes(schema.type as string);
