@@ -108,6 +108,23 @@ describe('SqliteStore durability', () => {
     await store.close();
   });
 
+  it('commits a counter hit without waiting for the disk, then syncs every other write fully again', async () => {
+    const store = SqliteStore.open(dbFile());
+    const db = (store as unknown as { db: Database.Database }).db;
+    const settings: string[] = [];
+    const pragma = db.pragma.bind(db);
+    db.pragma = ((source: string, options?: Database.PragmaOptions) => {
+      if (source.startsWith('synchronous =')) settings.push(source);
+      return pragma(source, options);
+    }) as typeof db.pragma;
+    expect((await store.hit('relaxed', 60, NOW)).count).toBe(1);
+    expect(settings).toEqual(['synchronous = NORMAL', 'synchronous = FULL']);
+    expect(pragma('synchronous', { simple: true })).toBe(2); // FULL for the key written next
+    await store.createKey(fullKey('after-hit'));
+    expect(settings).toHaveLength(2);
+    await store.close();
+  });
+
   it('stores only the key hash: no column can hold a raw key', async () => {
     const file = dbFile();
     const store = SqliteStore.open(file);
