@@ -15,15 +15,12 @@ const ROUNDING_MODES: RoundingMode[] = ['half_up', 'half_even', 'floor', 'ceil']
 
 /** What a rule's dtype says about an input that is its whole value. */
 function useOfDtype(dtype: string | null): InputUse {
-  switch (dtype?.toLowerCase()) {
+  switch (valueKind(dtype ?? undefined)) {
     case 'boolean':
-    case 'bool':
       return 'condition';
-    case 'integer':
-    case 'int':
+    case 'whole':
       return 'integer';
     case 'text':
-    case 'string':
       return 'text';
     case 'date':
       return 'date';

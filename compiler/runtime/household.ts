@@ -67,22 +67,15 @@ function coerce(input: PackageInput, raw: unknown, field: string): Value {
   const fail = (what: string): never => {
     throw new HouseholdError(field, `must be ${what} (${input.name} is ${input.dtype}), got ${JSON.stringify(raw)}`);
   };
-  switch (input.dtype) {
-    case 'Boolean':
-    case 'Bool':
+  switch (valueKind(input.dtype)) {
     case 'boolean':
-    case 'bool':
       return typeof raw === 'boolean' ? raw : fail('true or false');
-    case 'Text':
-    case 'String':
     case 'text':
-    case 'string':
       if (typeof raw !== 'string') fail('text');
       if (input.values && !input.values.includes(raw as string)) {
         throw new HouseholdError(field, `must be one of ${input.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(raw)}`);
       }
       return raw as string;
-    case 'Date':
     case 'date': {
       const day = typeof raw === 'string' ? Day.parse(raw) : undefined;
       return day ?? fail('a date (YYYY-MM-DD)');
