@@ -505,3 +505,48 @@ rules:
     expect(result.warnings).toEqual([expect.stringContaining('household.entities: Pet `rex` is linked to the Household (`household`) by no relation, so its inputs reach no output')]);
   });
 });
+
+describe('input dtypes, however an encoding spells them', () => {
+  // One decoding (compiler/dtypes.ts): `Count` is a whole number, `BOOL` and `bool` a boolean,
+  // `STRING` text, whatever the case.
+  const dir = mkdtempSync(path.join(tmpdir(), 'rules-dtypes-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(path.join(dir, 'us/policies'), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'us/policies/dtypes.yaml'),
+    `format: rulespec/v1
+inputs:
+  - {name: children, entity: Household, dtype: Count, default: 0}
+  - {name: is_renting, entity: Household, dtype: BOOL, default: false}
+  - {name: county, entity: Household, dtype: STRING, default: ''}
+rules:
+  - name: credit
+    kind: derived
+    entity: Household
+    dtype: Money
+    period: Month
+    versions:
+      - effective_from: '2026-01-01'
+        formula: "if is_renting and county == 'Kings': children * 100 else: 0"
+`,
+  );
+  mkdirSync(path.join(dir, 'programs/us/credit'), { recursive: true });
+  writeFileSync(path.join(dir, 'programs/us/credit/2026.yaml'), 'program: us/credit\nperiod: 2026-01\noutputs: [credit]\nscope:\n  federal: [policies/dtypes]\n');
+  let built: ReturnType<typeof buildWorkspace> | undefined;
+  const pkg = () => {
+    built ??= buildWorkspace(dir);
+    expect(built.failures).toEqual([]);
+    return loadSerialized(built.packages[0].pkg);
+  };
+  const error = (facts: Record<string, unknown>) => thrown(() => calculate(pkg(), { household: { facts } }));
+
+  test('are read as what they mean', () => {
+    expect(calculate(pkg(), { household: { facts: { children: 2, is_renting: true, county: 'Kings' } } }).outputs).toEqual({ credit: 200 });
+  });
+
+  test('refuse values of another kind, naming the dtype as written', () => {
+    expect(error({ children: 2.5 }).message).toMatch(/children.*must be a whole number \(children is Count\)/);
+    expect(error({ is_renting: 'yes' }).message).toMatch(/is_renting.*must be true or false \(is_renting is BOOL\)/);
+    expect(error({ county: 7 }).message).toMatch(/county.*must be text \(county is STRING\)/);
+  });
+});
