@@ -121,7 +121,7 @@ if (compareStores) {
     benchmark: 'http-stores',
     recorded_at: new Date().toISOString(),
     machine,
-    load: { tool: 'autocannon', connections: 10, duration_s: duration, daemon: 'rules serve --store sqlite (synchronous=FULL), then rules serve --store redis on a redis-server with appendfsync everysec, then always (one process each, on this machine)' },
+    load: { tool: 'autocannon', connections: 10, duration_s: duration, daemon: 'rules serve --store sqlite (synchronous=FULL, counter hits NORMAL), then rules serve --store redis on a redis-server with appendfsync everysec, then always (one process each, on this machine)' },
     results: runs,
     to_sqlite: runs.filter((r) => r.store !== 'sqlite').map((r) => ({ store: r.store, scenario: r.scenario, ratio: +(r.requests_per_s / sqlite(r.scenario)).toFixed(2) })),
   };
