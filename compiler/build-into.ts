@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Manifest } from './5-emit/manifest.js';
-import { writeOutputTree } from './5-emit/output-tree.js';
+import { writeOutputTree, type WriteOptions } from './5-emit/output-tree.js';
 import { type SourceWatcher, watchSources } from './watch.js';
 import type { Workspace } from './workspace.js';
 
@@ -10,10 +10,10 @@ import type { Workspace } from './workspace.js';
 export type BuildProgress = Parameters<Workspace['build']>[0];
 
 /** Build what changed in `workspace` and write the output tree to `out`; the manifest written. */
-export function buildInto(workspace: Workspace, out: string, options: { fullSweep?: boolean; onProgress?: BuildProgress } = {}): Manifest {
+export function buildInto(workspace: Workspace, out: string, options: WriteOptions & { onProgress?: BuildProgress } = {}): Manifest {
   const started = performance.now();
   const build = workspace.build(options.onProgress);
-  return writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep: options.fullSweep });
+  return writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep: options.fullSweep, rebuilds: options.rebuilds });
 }
 
 /** Call `rebuild` after the workspace has dropped what an edit under its roots or program folders touched. */

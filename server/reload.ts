@@ -13,7 +13,7 @@ export function watchForReload(workspace: Workspace, out: string, mode: RuntimeM
     workspace,
     () => {
       const started = performance.now();
-      const manifest = buildInto(workspace, out);
+      const manifest = buildInto(workspace, out, { rebuilds: true });
       swap(Catalog.load(out, mode));
       log(`reloaded ${manifest.packages.length} packages (${manifest.failures.length} failed) in ${Math.round(performance.now() - started)} ms`);
       logBuildProblems(manifest, log);

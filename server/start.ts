@@ -46,7 +46,7 @@ interface Compilation {
 
 /** Compile roots into `out` unless the last compilation there is of the same inputs (encodings,
  *  specs and the compiler itself: the stamp `rules compile` keeps, see compiler/compile-stamp.ts). */
-function compileInto(roots: string[], out: string, log: (m: string) => void): Compilation {
+function compileInto(roots: string[], out: string, rebuilds: boolean, log: (m: string) => void): Compilation {
   const workspace = new Workspace(roots, defaultProgramsDirs(roots));
   const stampFile = `${out}.stamp`;
   const inputs = workspace.inputsHash();
@@ -57,7 +57,7 @@ function compileInto(roots: string[], out: string, log: (m: string) => void): Co
     return { workspace, out };
   }
   const started = performance.now();
-  const manifest = buildInto(workspace, out, { fullSweep: true });
+  const manifest = buildInto(workspace, out, { fullSweep: true, rebuilds });
   recordStamp(stampFile, inputs, out);
   log(`compiled ${manifest.packages.length} packages (${manifest.failures.length} failed) from ${roots.join(', ')} in ${Math.round(performance.now() - started)} ms`);
   logBuildProblems(manifest, log);
@@ -88,7 +88,7 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
     catalog = Catalog.load(config.compiled, mode);
   } else {
     const roots = mode === 'fixture' ? [FIXTURE_ROOT] : config.roots.length ? config.roots : [BUNDLED_ROOT];
-    compilation = compileInto(roots, path.join(config.dataDir, mode === 'fixture' ? 'fixture-compiled' : 'compiled'), log);
+    compilation = compileInto(roots, path.join(config.dataDir, mode === 'fixture' ? 'fixture-compiled' : 'compiled'), config.watch, log);
     catalog = Catalog.load(compilation.out, mode);
   }
   const treeRoots = config.roots.length ? config.roots : catalog.roots;

@@ -104,6 +104,7 @@ function compileOnce(workspace: Workspace, out: string, options: CompileOptions,
   const progress = new ProgressLine();
   const manifest = buildInto(workspace, out, {
     fullSweep,
+    rebuilds: options.watch,
     onProgress: (phase, done, total) => {
       if (!options.json) progress.update(`compiling: ${phase} ${done}/${total}`);
     },

@@ -27,15 +27,17 @@ interface Serialized {
   sha: string;
 }
 
-// serialized forms of cached build parts, so an incremental build only stringifies what changed
+// Serialized forms of cached build parts, so an incremental build only stringifies what changed.
+// Kept only for a workspace that builds again (watch, hot reload): for one build they would hold
+// a copy of the whole output (about 250 MB of JSON for the US corpus) until the process ends.
 const serializedCache = new WeakMap<object, Serialized>();
 
-function serialize(value: object): Serialized {
+function serialize(value: object, keep: boolean): Serialized {
   let s = serializedCache.get(value);
   if (!s) {
     const json = JSON.stringify(value);
     s = { json, sha: createHash('sha256').update(json).digest('hex').slice(0, 16) };
-    serializedCache.set(value, s);
+    if (keep) serializedCache.set(value, s);
   }
   return s;
 }
@@ -48,8 +50,8 @@ function writeAtomic(file: string, content: string): void {
 }
 
 /** Write a content-addressed file unless it is already there; returns its path relative to `out`. */
-function put(out: string, name: (sha: string) => string, value: object): { file: string; sha: string } {
-  const s = serialize(value);
+function put(out: string, name: (sha: string) => string, value: object, keep: boolean): { file: string; sha: string } {
+  const s = serialize(value, keep);
   const rel = name(s.sha);
   const abs = path.join(out, rel);
   if (!existsSync(abs)) writeAtomic(abs, s.json);
@@ -61,13 +63,21 @@ function referencedFiles(m: Manifest | undefined): Set<string> {
   return new Set([...m.packages.flatMap((p) => [p.package, p.graph]), ...m.index.shards.map((s) => s.file), m.index.programs]);
 }
 
-export function writeOutputTree(out: string, build: Build, meta: { durationMs: number }, options: { fullSweep?: boolean } = {}): Manifest {
+export interface WriteOptions {
+  /** Walk the whole tree for leftovers (the first write of a process). */
+  fullSweep?: boolean;
+  /** The workspace will build again: remember serialized parts for the next write. */
+  rebuilds?: boolean;
+}
+
+export function writeOutputTree(out: string, build: Build, meta: { durationMs: number }, options: WriteOptions = {}): Manifest {
   mkdirSync(out, { recursive: true });
+  const keep = options.rebuilds ?? false;
   const previous = readManifest(out);
   const packages = build.packages.map(({ pkg, graph, modules }) => {
     const base = `packages/${pkg.jurisdiction}/${pkg.program_id}`;
-    const p = put(out, (sha) => `${base}/${sha}.package.json`, pkg);
-    const g = put(out, (sha) => `${base}/${sha}.graph.json`, graph);
+    const p = put(out, (sha) => `${base}/${sha}.package.json`, pkg, keep);
+    const g = put(out, (sha) => `${base}/${sha}.graph.json`, graph, keep);
     return {
       program_id: pkg.program_id,
       jurisdiction: pkg.jurisdiction,
@@ -88,9 +98,9 @@ export function writeOutputTree(out: string, build: Build, meta: { durationMs: n
   const shards = [...build.index].map(([target, entries]) => {
     const [jurisdiction, modulePath] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
     const safe = modulePath.replace(/[^A-Za-z0-9_./-]/g, '_');
-    return { module: target, file: put(out, (sha) => `index/${jurisdiction}/${safe}.${sha}.json`, entries).file, rules: entries.length };
+    return { module: target, file: put(out, (sha) => `index/${jurisdiction}/${safe}.${sha}.json`, entries, keep).file, rules: entries.length };
   });
-  const programs = put(out, (sha) => `programs.${sha}.json`, build.programs);
+  const programs = put(out, (sha) => `programs.${sha}.json`, build.programs, keep);
   const manifest: Manifest = {
     format_version: OUTPUT_FORMAT_VERSION,
     compiler: { name: 'rules', version: PACKAGE_VERSION },
