@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
 import { runCalculation, runEntry } from '../calculation.js';
 import { ApiError } from '../errors.js';
@@ -56,8 +57,13 @@ export const calculateRoutes = defineRoutes(
     handler: async (ctx, request) => {
       const requests = checkEntries(request.body as { requests: unknown[] }, BATCH_LIMIT, '/v1/calculate/batch');
       const catalog = ctx.catalog();
-      // entries run concurrently, each yielding to the event loop before it starts
-      const results = await Promise.all(requests.map((r) => new Promise<ReturnType<typeof runEntry>>((resolve) => setImmediate(() => resolve(runEntry(catalog, r, ctx.config.calculateTimeoutMs))))));
+      // One entry per turn of the event loop, so requests that arrive meanwhile are served between
+      // entries (immediates queued together would all run in one turn, as one block).
+      const results: ReturnType<typeof runEntry>[] = [];
+      for (const entry of requests) {
+        await nextTurn();
+        results.push(runEntry(catalog, entry, ctx.config.calculateTimeoutMs));
+      }
       const succeeded = results.filter((r) => r.status === 'ok').length;
       return { summary: { total: results.length, succeeded, failed: results.length - succeeded }, results };
     },

@@ -221,6 +221,21 @@ describe('POST /v1/calculate/batch', () => {
     expectCalculateResponse(data.results[0].result, SNAP_REQUEST);
   });
 
+  test('25 entries run one per turn of the event loop, so other requests are served between them', async () => {
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const data = expectOk(await batch(Array.from({ length: 25 }, () => SNAP_REQUEST)));
+    counting = false;
+    expect(data.summary.succeeded).toBe(25);
+    expect(turns).toBeGreaterThanOrEqual(25);
+  });
+
   test('25 entries: results are positional and equal to single calculations', async () => {
     const requests = Array.from({ length: 25 }, (_, i) => single((i % 8) + 1, JURISDICTIONS[i % 4], { snap_earned_income: 100 * i }));
     const data = expectOk(await batch(requests));
