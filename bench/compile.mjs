@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Workspace } from '../dist/compiler/workspace.js';
 import { writeOutputTree } from '../dist/compiler/5-emit/output-tree.js';
+import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const corpus = process.env.RULES_CORPUS ?? fileURLToPath(new URL('../../shared/rulespec-us', import.meta.url));
@@ -83,6 +84,4 @@ const report = {
   },
   incremental_recompile: { edited: moduleRel, ms: median(incremental), runs_ms: incremental },
 };
-mkdirSync(`${project}bench/results`, { recursive: true });
-writeFileSync(`${project}bench/results/compile.json`, JSON.stringify(report, null, 2) + '\n');
-console.log('→ bench/results/compile.json');
+console.log(`→ ${writeResult('compile', report)}`);

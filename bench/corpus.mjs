@@ -2,10 +2,11 @@
 // per core, in one run so the ratio is meaningful; without the parse cache (bench:test-loop
 // measures it). Writes bench/results/corpus.json.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+
 import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const corpus = process.env.RULES_CORPUS ?? fileURLToPath(new URL('../../shared/rulespec-us', import.meta.url));
@@ -47,6 +48,4 @@ const report = {
   results,
   speedup: +(results[0].wall_ms / results.at(-1).wall_ms).toFixed(2),
 };
-mkdirSync(`${project}bench/results`, { recursive: true });
-writeFileSync(`${project}bench/results/corpus.json`, JSON.stringify(report, null, 2) + '\n');
-console.log(`speedup with ${availableParallelism()} workers: ${report.speedup}x → bench/results/corpus.json`);
+console.log(`speedup with ${availableParallelism()} workers: ${report.speedup}x → ${writeResult('corpus', report)}`);

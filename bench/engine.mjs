@@ -7,11 +7,12 @@
 //      calculation) with its trace over 10,000 households varied from its test cases, each timed
 //      on its own right after its dataset is built (as a calculation does it).
 // Writes bench/results/engine.json.
-import { mkdirSync, writeFileSync } from 'node:fs';
+
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { random } from './households.mjs';
+import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const corpus = process.env.RULES_CORPUS ?? fileURLToPath(new URL('../../shared/rulespec-us', import.meta.url));
@@ -76,7 +77,7 @@ const HOUSEHOLDS = Number(process.env.BENCH_HOUSEHOLDS ?? 10_000);
 const tree = new SourceTree([corpus]);
 const moduleFile = path.join(corpus, `${COMPOSITION}.yaml`);
 const program = compileModule(tree, tree.targetFor(moduleFile));
-const seeds = readTestCases(path.join(corpus, `${COMPOSITION}.test.yaml`));
+const seeds = readTestCases(path.join(corpus, `${COMPOSITION}.test.yaml`)).cases;
 const rand = random(2026);
 
 /** A number varied like a household's: counts stay small whole numbers, amounts change. */
@@ -149,6 +150,4 @@ const report = {
     composition_compiled_at_most_100_us: composition.engine.compiled.median_us <= 100,
   },
 };
-mkdirSync(path.join(project, 'bench', 'results'), { recursive: true });
-writeFileSync(path.join(project, 'bench', 'results', 'engine.json'), JSON.stringify(report, null, 2) + '\n');
-console.log('→ bench/results/engine.json');
+console.log(`→ ${writeResult('engine', report)}`);

@@ -9,12 +9,13 @@
 // append-only file fsynced every second, then on every write), in one run:
 // bench/results/http-stores.json.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
@@ -84,7 +85,6 @@ async function measure(url, s) {
 
 const print = (prefix, row) => console.log(`${prefix}${row.scenario}: ${row.requests_per_s} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms${row.non_2xx ? `, ${row.non_2xx} non-2xx` : ''}`);
 const machine = { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
-mkdirSync(`${project}bench/results`, { recursive: true });
 
 if (compareStores) {
   const servers = [];
@@ -125,9 +125,9 @@ if (compareStores) {
     results: runs,
     to_sqlite: runs.filter((r) => r.store !== 'sqlite').map((r) => ({ store: r.store, scenario: r.scenario, ratio: +(r.requests_per_s / sqlite(r.scenario)).toFixed(2) })),
   };
-  writeFileSync(`${project}bench/results/http-stores.json`, JSON.stringify(report, null, 2) + '\n');
+  const file = writeResult('http-stores', report);
   for (const r of report.to_sqlite) console.log(`${r.store} / sqlite, ${r.scenario}: ${r.ratio}`);
-  console.log('→ bench/results/http-stores.json');
+  console.log(`→ ${file}`);
   process.exit(0);
 }
 
@@ -193,6 +193,6 @@ const report = {
   results,
   targets,
 };
-writeFileSync(`${project}bench/results/http.json`, JSON.stringify(report, null, 2) + '\n');
+const file = writeResult('http', report);
 for (const [name, t] of Object.entries(targets)) console.log(`${name}: ${t.value} (target ${t.target})`);
-console.log('→ bench/results/http.json');
+console.log(`→ ${file}`);

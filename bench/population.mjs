@@ -4,13 +4,14 @@
 // households per second and the process's peak RSS (worker threads included).
 // Writes bench/results/population.json.
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from '../dist/lib/index.js';
 import { generateHouseholds } from './households.mjs';
+import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const HOUSEHOLDS = Number(process.env.BENCH_HOUSEHOLDS ?? 1_000_000);
@@ -60,9 +61,8 @@ try {
     peak_rss_mb: summary.peak_rss_mb,
     targets: { under_60_s: wall < 60_000, peak_rss_under_500_mib: summary.peak_rss_mb < 500 },
   };
-  mkdirSync(path.join(project, 'bench', 'results'), { recursive: true });
-  writeFileSync(path.join(project, 'bench', 'results', 'population.json'), JSON.stringify(report, null, 2) + '\n');
-  console.log(`${summary.households.toLocaleString('en-US')} households in ${(wall / 1000).toFixed(1)} s (${summary.households_per_s.toLocaleString('en-US')}/s on ${summary.workers} workers), ${summary.failed.toLocaleString('en-US')} failed, peak RSS ${summary.peak_rss_mb} MiB → bench/results/population.json`);
+  const written = writeResult('population', report);
+  console.log(`${summary.households.toLocaleString('en-US')} households in ${(wall / 1000).toFixed(1)} s (${summary.households_per_s.toLocaleString('en-US')}/s on ${summary.workers} workers), ${summary.failed.toLocaleString('en-US')} failed, peak RSS ${summary.peak_rss_mb} MiB → ${written}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -3,10 +3,11 @@
 // encodings on the fly, beside Node's own start (`node -e 0`) measured in the same run.
 // Writes bench/results/start.json.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_REPEATS ?? 21);
@@ -47,10 +48,9 @@ try {
     results,
     targets: { compiled_under_120_ms: results.calculate_compiled.median_ms < 120 },
   };
-  mkdirSync(path.join(project, 'bench', 'results'), { recursive: true });
-  writeFileSync(path.join(project, 'bench', 'results', 'start.json'), JSON.stringify(report, null, 2) + '\n');
+  const file = writeResult('start', report);
   for (const [name, r] of Object.entries(results)) console.log(`${name}: median ${r.median_ms} ms (${r.min_ms}–${r.max_ms})`);
-  console.log('→ bench/results/start.json');
+  console.log(`→ ${file}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

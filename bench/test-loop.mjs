@@ -6,10 +6,11 @@
 // The watched corpus is a temporary copy (the shared corpus is never edited). Writes
 // bench/results/test-loop.json.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const corpus = process.env.RULES_CORPUS ?? fileURLToPath(new URL('../../shared/rulespec-us', import.meta.url));
@@ -99,6 +100,4 @@ const report = {
   whole_corpus: { ...whole, warm_vs_cold: +(whole.cold.wall_ms / whole.warm.wall_ms).toFixed(2), warm_vs_no_cache: +(whole.no_cache.wall_ms / whole.warm.wall_ms).toFixed(2) },
   watch: { ...watch, target_ms: 300, met: watch.end_to_end_ms < 300 },
 };
-mkdirSync(`${project}bench/results`, { recursive: true });
-writeFileSync(`${project}bench/results/test-loop.json`, JSON.stringify(report, null, 2) + '\n');
-console.log(`warm cache ${report.whole_corpus.warm_vs_cold}x faster than cold → bench/results/test-loop.json`);
+console.log(`warm cache ${report.whole_corpus.warm_vs_cold}x faster than cold → ${writeResult('test-loop', report)}`);
