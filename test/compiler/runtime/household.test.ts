@@ -437,15 +437,29 @@ describe('trace', () => {
   });
 });
 
+/** A package built from one module of our own (`us/policies/<name>.yaml`) and a program spec
+ *  with `outputs`; built on first use, the folder removed after the file. */
+function ownPackage(name: string, module: string, outputs: string[]): () => ReturnType<typeof loadSerialized> {
+  const dir = mkdtempSync(path.join(tmpdir(), `rules-${name}-`));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(path.join(dir, 'us/policies'), { recursive: true });
+  writeFileSync(path.join(dir, `us/policies/${name}.yaml`), module);
+  mkdirSync(path.join(dir, `programs/us/${name}`), { recursive: true });
+  writeFileSync(path.join(dir, `programs/us/${name}/2026.yaml`), `program: us/${name}\nperiod: 2026-01\noutputs: [${outputs.join(', ')}]\nscope:\n  federal: [policies/${name}]\n`);
+  let built: ReturnType<typeof buildWorkspace> | undefined;
+  return () => {
+    built ??= buildWorkspace(dir);
+    expect(built.failures).toEqual([]);
+    return loadSerialized(built.packages[0].pkg);
+  };
+}
+
 describe('entities no relation links to the household', () => {
   // A Household benefit reading an input declared on Asset (inputs label values; they do not
   // partition evaluation, so the Asset input is read where the Household is), and a Pet whose
   // only relation links it to a Kennel.
-  const dir = mkdtempSync(path.join(tmpdir(), 'rules-household-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(path.join(dir, 'us/policies'), { recursive: true });
-  writeFileSync(
-    path.join(dir, 'us/policies/benefit.yaml'),
+  const pkg = ownPackage(
+    'benefit',
     `format: rulespec/v1
 inputs:
   - {name: asset_value, entity: Asset, dtype: Money, default: 0}
@@ -471,15 +485,8 @@ rules:
       - effective_from: '2026-01-01'
         formula: pet_weight > 10
 `,
+    ['benefit'],
   );
-  mkdirSync(path.join(dir, 'programs/us/benefit'), { recursive: true });
-  writeFileSync(path.join(dir, 'programs/us/benefit/2026.yaml'), 'program: us/benefit\nperiod: 2026-01\noutputs: [benefit]\nscope:\n  federal: [policies/benefit]\n');
-  let built: ReturnType<typeof buildWorkspace> | undefined;
-  const pkg = () => {
-    built ??= buildWorkspace(dir);
-    expect(built.failures).toEqual([]);
-    return loadSerialized(built.packages[0].pkg);
-  };
 
   test('an entity that only labels inputs has the household\'s id, and the sample gives its inputs there', () => {
     const { entities, sample_request } = pkg().pkg;
@@ -509,11 +516,8 @@ rules:
 describe('input dtypes, however an encoding spells them', () => {
   // One decoding (compiler/dtypes.ts): `Count` is a whole number, `BOOL` and `bool` a boolean,
   // `STRING` text, whatever the case.
-  const dir = mkdtempSync(path.join(tmpdir(), 'rules-dtypes-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(path.join(dir, 'us/policies'), { recursive: true });
-  writeFileSync(
-    path.join(dir, 'us/policies/dtypes.yaml'),
+  const pkg = ownPackage(
+    'credit',
     `format: rulespec/v1
 inputs:
   - {name: children, entity: Household, dtype: Count, default: 0}
@@ -529,15 +533,8 @@ rules:
       - effective_from: '2026-01-01'
         formula: "if is_renting and county == 'Kings': children * 100 else: 0"
 `,
+    ['credit'],
   );
-  mkdirSync(path.join(dir, 'programs/us/credit'), { recursive: true });
-  writeFileSync(path.join(dir, 'programs/us/credit/2026.yaml'), 'program: us/credit\nperiod: 2026-01\noutputs: [credit]\nscope:\n  federal: [policies/dtypes]\n');
-  let built: ReturnType<typeof buildWorkspace> | undefined;
-  const pkg = () => {
-    built ??= buildWorkspace(dir);
-    expect(built.failures).toEqual([]);
-    return loadSerialized(built.packages[0].pkg);
-  };
   const error = (facts: Record<string, unknown>) => thrown(() => calculate(pkg(), { household: { facts } }));
 
   test('are read as what they mean', () => {
