@@ -50,20 +50,39 @@ export function useExplorer(): Explorer {
  * the previous render's handler (one without the data just loaded, or of a screen no longer on
  * top). Here one subscription lasts for the component's life and calls the handler of the latest
  * render, which listens only while its screen is on top.
+ *
+ * Keys read together (typed faster than they are read: "jj", "2400\r", an arrow and Enter) are
+ * handled one per render, so each key's handler sees what the keys before it did: a move then
+ * Enter opens the line the move went to, not the one before it.
  */
 export function useKeyInput(handler: (input: string, key: Key) => void): void {
   const active = useActive();
   const latest = useRef({ handler, on: active });
   latest.current = { handler, on: active };
+  // keys not yet handled, and whether a key was handled since this component last rendered
+  const queue = useRef<[string, Key][]>([]);
+  const handledSinceRender = useRef(false);
+  const [, rerender] = useState(0);
+  const handleNext = () => {
+    const next = queue.current.shift();
+    if (!next) return;
+    if (latest.current.on) latest.current.handler(...next);
+    handledSinceRender.current = true;
+    if (queue.current.length) rerender((n) => n + 1);
+  };
+  useEffect(() => {
+    handledSinceRender.current = false; // this render shows what every key so far did
+    handleNext();
+  });
   useInput(
     useCallback((input: string, key: Key) => {
       if (!latest.current.on) return;
-      // keys typed faster than they are read arrive as one input ("jj", "2400\r"): one at a time
-      const keys = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b') ? [...input] : [input];
-      for (const k of keys) {
-        if (keys.length === 1) latest.current.handler(k, key);
-        else latest.current.handler(k === '\r' ? '' : k, { ...key, return: k === '\r' });
-      }
+      // several characters in one input ("jj", "2400\r"): one key each
+      const keys = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b') ? [...input].map((k): [string, Key] => (k === '\r' ? ['', { ...key, return: true }] : [k, { ...key, return: false }])) : [[input, key] as [string, Key]];
+      queue.current.push(...keys);
+      // Ink calls this once per key of a read, before rendering: a key right after another waits
+      if (!handledSinceRender.current) handleNext();
+      else rerender((n) => n + 1);
     }, []),
   );
 }

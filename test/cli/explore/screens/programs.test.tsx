@@ -35,6 +35,19 @@ describe('Programs and Package screens', () => {
     ui.unmount();
   });
 
+  it('acts on the line a move left it on when the move and Enter are read at once', async () => {
+    const ui = explore(compiled.catalog);
+    await ui.until('Runtime packages');
+    const second = compiled.catalog.packages[1]!;
+    await ui.press(KEY.down + KEY.enter); // one read: the arrow's escape sequence, then Enter
+    await ui.until(`Programs › ${second.jurisdiction}/${second.program_id}`);
+    await ui.press(KEY.escape);
+    await ui.until((f) => f.includes('Runtime packages') && !f.includes('Programs › '));
+    await ui.press('j\r'); // the same with j
+    await ui.until(`Programs › ${compiled.catalog.packages[2]!.jurisdiction}/${compiled.catalog.packages[2]!.program_id}`);
+    ui.unmount();
+  });
+
   it('Enter on an output opens its rule', async () => {
     const ui = explore(compiled.catalog);
     await ui.until('Runtime packages');
