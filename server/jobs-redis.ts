@@ -2,7 +2,6 @@ import { setTimeout as delay, setImmediate as yieldToEventLoop } from 'node:time
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
-import type { Analytics } from './analytics.js';
 import { failJob, finishJob, type JobEnvironment, type JobQueue, newJob, runJobEntry } from './jobs.js';
 import { COMMAND_TIMEOUT_MS, type RedisStore, reconnectDelay } from './store/redis.js';
 import { type JobRecord, StoreUnavailableError } from './store/store.js';
@@ -41,10 +40,9 @@ function quick<T>(promise: Promise<T>, what: string): Promise<T> {
   });
 }
 
-/** What a shared queue needs besides running entries: its worker's name and where its errors count. */
+/** What a shared queue needs besides running entries: its worker's name. */
 export interface RedisJobEnvironment extends JobEnvironment {
   instanceId: string;
-  analytics: Analytics;
 }
 
 export class RedisJobQueue implements JobQueue {
@@ -130,7 +128,7 @@ export class RedisJobQueue implements JobQueue {
   /** A job that failed for good (stored results kept failing, or its instances kept dying). */
   private async failed(bull: Job<{ id: string }> | undefined, err: Error): Promise<void> {
     if (!bull || (await bull.getState().catch(() => 'unknown')) !== 'failed') return;
-    await failJob(this.store, bull.data.id, err);
+    await failJob(this.store, this.env, bull.data.id, err);
   }
 
   async stop(): Promise<void> {

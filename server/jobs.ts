@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import { runEntry } from './calculation.js';
+import type { Analytics } from './analytics.js';
 import type { Catalog } from './catalog/catalog.js';
 import type { JobRecord, Store } from './store/store.js';
 
@@ -17,6 +18,8 @@ export interface JobEnvironment {
   catalog(): Catalog;
   /** The time limit of one entry. */
   calculateTimeoutMs: number;
+  /** Where a store write that failed in the background is counted (`store_errors`). */
+  analytics: Analytics;
 }
 
 /** Where submitted jobs wait and run. */
@@ -60,9 +63,9 @@ export async function finishJob(store: Store, jobId: string): Promise<void> {
   }
 }
 
-/** Record that a job cannot go on. */
-export function failJob(store: Store, jobId: string, err: unknown): Promise<void> {
-  return store.updateJob(jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` }).catch(() => undefined);
+/** Record that a job cannot go on; a store that refuses that too is counted as a store error. */
+export function failJob(store: Store, env: Pick<JobEnvironment, 'analytics'>, jobId: string, err: unknown): Promise<void> {
+  return store.updateJob(jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` }).catch(() => env.analytics.storeError());
 }
 
 interface Task {
@@ -98,7 +101,7 @@ export class JobRunner implements JobQueue {
 
   private enqueue(job: JobRecord): void {
     job.results.forEach((r, index) => r === null && this.queue.push({ jobId: job.id, index }));
-    if (job.results.every((r) => r !== null)) void finishJob(this.store, job.id).catch(() => undefined);
+    if (job.results.every((r) => r !== null)) void finishJob(this.store, job.id).catch(() => this.env.analytics.storeError());
     this.pump();
   }
 
@@ -124,7 +127,7 @@ export class JobRunner implements JobQueue {
       await runJobEntry(this.store, this.env, job, task.index);
       await finishJob(this.store, job.id);
     } catch (err) {
-      await failJob(this.store, task.jobId, err);
+      await failJob(this.store, this.env, task.jobId, err);
     }
   }
 
