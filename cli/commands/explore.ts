@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Catalog } from '../../server/catalog/catalog.js';
 import type { ExplorerSource } from '../explore/source.js';
 import { UsageError } from '../exit-codes.js';
-import { withLocalCatalog } from '../local-catalog.js';
+import { requireCompiledOutput, withLocalCatalog } from '../local-catalog.js';
 import { collect } from '../options.js';
 import { requireFolder } from '../os-errors.js';
 import { colorEnabled } from '../output.js';
@@ -56,9 +55,10 @@ colour off. Exit status: 0 after q, 2 on a usage or configuration error.`,
       const { localSource } = await import('../explore/local-source.js');
       const roots = options.root?.map((r) => path.resolve(r));
       await withLocalCatalog(
+        'explore',
         options.compiled,
         (catalog) => {
-          reportCompilation(catalog, options);
+          requirePrograms(catalog, options);
           return runExplorer(localSource(catalog, originOf(options)), color);
         },
         roots,
@@ -81,10 +81,7 @@ function checkFlags(options: ExploreOptions): void {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`--url must be an http(s) URL such as http://127.0.0.1:8080, got "${options.url}"`);
   }
   for (const root of options.root ?? []) requireFolder(root, '--root');
-  if (options.compiled) {
-    requireFolder(options.compiled, '--compiled');
-    if (!existsSync(path.join(options.compiled, 'manifest.json'))) throw new UsageError(`--compiled ${options.compiled} holds no compiled output (no manifest.json); build it with \`rules compile --out ${options.compiled}\``);
-  }
+  if (options.compiled) requireCompiledOutput(options.compiled);
 }
 
 /** The daemon at `url`, after one request shows it answers and accepts the key. */
@@ -102,12 +99,9 @@ async function connect(url: string, key: string): Promise<ExplorerSource> {
   return source;
 }
 
-/** What the compilation for this run skipped, before the screen is taken over; no program at all is an error. */
-function reportCompilation(catalog: Catalog, options: ExploreOptions): void {
-  const { failures, module_errors: moduleErrors } = catalog.manifest;
-  for (const f of failures) process.stderr.write(`rules explore: warning: ${f.file}: ${f.jurisdiction}/${f.program_id} did not compile: ${f.error}\n`);
-  for (const m of moduleErrors) process.stderr.write(`rules explore: warning: ${m.file}: skipped: ${m.error}\n`);
-  for (const w of catalog.manifest.warnings) process.stderr.write(`rules explore: warning: ${w.path}: ${w.reason}\n`);
+/** No program compiled from --root is an error (what it skipped is on stderr already). */
+function requirePrograms(catalog: Catalog, options: ExploreOptions): void {
+  const { failures } = catalog.manifest;
   if (!catalog.packages.length && options.root) {
     const why = failures.length ? `${failures.length} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml';
     throw new UsageError(`--root ${options.root.join(', ')}: no program compiled (${why})`);

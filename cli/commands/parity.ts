@@ -47,7 +47,7 @@ function casesOf(dir: string) {
 
 function local(compiled: string | undefined, casesDir: string): Promise<ParityRun> {
   const cases = casesOf(casesDir);
-  return withLocalCatalog(compiled, (catalog) => runParity(cases, catalog, (r) => runCalculation(catalog, r, DEFAULT_CALCULATE_TIMEOUT_MS)));
+  return withLocalCatalog('parity', compiled, (catalog) => runParity(cases, catalog, (r) => runCalculation(catalog, r, DEFAULT_CALCULATE_TIMEOUT_MS)));
 }
 
 function printHuman(run: ParityRun): void {

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, ignoredSettings, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
@@ -10,6 +9,7 @@ import { UsageError } from '../exit-codes.js';
 import { readableLogStream } from '../log-format.js';
 import { collect } from '../options.js';
 import { ensureWritableFolder, isOsError, osReason, requireFolder } from '../os-errors.js';
+import { requireCompiledOutput } from '../local-catalog.js';
 
 // `rules serve`: the /v1 API daemon.
 
@@ -95,10 +95,7 @@ function checkFolders(config: ServerConfig): void {
   if (config.compiled && config.runtime === 'fixture') throw new UsageError('--compiled serves compiled packages; it cannot be combined with --runtime fixture');
   ensureWritableFolder(config.dataDir, '--data-dir');
   for (const root of config.roots) requireFolder(root, '--root');
-  if (config.compiled) {
-    requireFolder(config.compiled, '--compiled');
-    if (!existsSync(path.join(config.compiled, 'manifest.json'))) throw new UsageError(`--compiled ${config.compiled} holds no compiled output (no manifest.json); build it with \`rules compile --out ${config.compiled}\``);
-  }
+  if (config.compiled) requireCompiledOutput(config.compiled);
 }
 
 /** What stopped the daemon from starting, as one line when it is the machine's or the store's doing. */

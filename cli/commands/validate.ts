@@ -95,7 +95,7 @@ differs, cannot be computed or a household fails, 2 usage error.`,
       };
       const { validation, runtimes, source } = options.url
         ? await execute(remoteRunner(options.url, key!))
-        : await withLocalCatalog(options.compiled, (catalog) => execute(localRunner(catalog, options.compiled ? `compiled output ${options.compiled}` : 'the bundled encodings, compiled for this run')));
+        : await withLocalCatalog('validate', options.compiled, (catalog) => execute(localRunner(catalog, options.compiled ? `compiled output ${options.compiled}` : 'the bundled encodings, compiled for this run')));
 
       const payload = runPayload(validation, refs, { kind, baseUrl: options.url ?? null, runtimes }, warn);
       const published = options.publish ? await publish(options.publish, key!, payload) : undefined;

@@ -101,3 +101,12 @@ describe('rules keys', () => {
     await expectOneLine(['keys', 'issue', '--id', 'ops', '--scope', '*', '--expires-at', '2001-01-01T00:00:00Z', '--data-dir', fresh('keys')], 'rules: --expires-at: must lie in the future');
   });
 });
+
+describe('rules parity and rules validate, which calculate in-process', () => {
+  // the same check as rules serve and rules explore (it used to end in a stack trace here)
+  test.each(['parity', 'validate'])('%s --compiled that is missing, a file, or a folder without compiled output', async (command) => {
+    await expectOneLine([command, '--compiled', path.join(base, 'nowhere')], `rules: --compiled ${path.join(base, 'nowhere')} does not exist`);
+    await expectOneLine([command, '--compiled', FILE], `rules: --compiled ${FILE} is not a folder`);
+    await expectOneLine([command, '--compiled', EMPTY], `rules: --compiled ${EMPTY} holds no compiled output (no manifest.json); build it with \`rules compile --out ${EMPTY}\``);
+  });
+});
