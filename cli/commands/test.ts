@@ -128,6 +128,7 @@ function warningsFor(paths: string[], layout: CorpusLayout): LayoutWarning[] {
 }
 
 async function runTests(paths: string[], options: TestOptions): Promise<number> {
+  if (options.reporterOutput && options.reporter === 'human') throw new UsageError('--reporter-output writes the --reporter report: it needs --reporter junit or github');
   if (options.json && options.reporter !== 'human' && !options.reporterOutput) {
     throw new UsageError(`--json and --reporter ${options.reporter} would both write to stdout; name a file with --reporter-output`);
   }

@@ -63,6 +63,13 @@ describe('rules test --reporter junit', () => {
     expect((await runCli(['test', '--root', root, '--reporter', 'tap'])).exitCode).toBe(2);
   });
 
+  it('--reporter-output without --reporter junit or github is exit 2, not a report never written', async () => {
+    const root = corpusWithProblems();
+    const res = await runCli(['test', '--root', root, '--reporter-output', path.join(root, 'report.xml'), '--no-cache'], { cwd: root });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr.trim()).toBe('rules: --reporter-output writes the --reporter report: it needs --reporter junit or github');
+  });
+
   it('a --reporter-output it cannot write is one line and exit 2 (no hang under /proc)', async () => {
     const root = corpusWithProblems();
     const res = await runCli(['test', '--root', root, '--reporter', 'junit', '--reporter-output', '/proc/rules-reports/junit.xml', '--no-cache'], { cwd: root });
