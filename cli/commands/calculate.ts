@@ -56,6 +56,8 @@ Exit status: 0 calculated, 1 the household (or some --input line) failed, 2 usag
       if (flags.compiled && flags.root) throw new UsageError('--compiled and --root cannot be combined: --compiled uses an existing compiled output, --root compiles encodings');
       if (flags.household && flags.input) throw new UsageError('--household and --input cannot be combined: one household, or a file of them');
       if (flags.output && !flags.input) throw new UsageError('--output goes with --input');
+      if (flags.workers !== undefined && !flags.input) throw new UsageError('--workers goes with --input: one household is calculated in this process');
+      if (flags.json && flags.input && !flags.output) throw new UsageError('--json prints the run\'s summary on stdout, where the results go without --output: name a file with --output');
       const workers = flags.workers === undefined ? availableParallelism() : Number(flags.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`--workers ${flags.workers}: must be a whole number of at least 1`);
       const loaded = await packageFor(`${jurisdiction}/${programId}`, flags);
@@ -66,7 +68,7 @@ Exit status: 0 calculated, 1 the household (or some --input line) failed, 2 usag
         if (flags.input !== '-') requireFile(flags.input, '--input');
         const { describeSummary, streamHouseholds } = await import('../calculate/stream.js'); // the worker pool only when streaming
         const summary = await streamHouseholds(loaded, { input: flags.input, output: flags.output, variables, trace: Boolean(flags.trace), workers, timeoutMs: TIMEOUT_MS });
-        if (flags.json && flags.output) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+        if (flags.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
         else process.stderr.write(describeSummary(summary) + '\n');
         process.exitCode = summary.failed ? EXIT_FAILURES : EXIT_OK;
         return;

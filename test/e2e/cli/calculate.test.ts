@@ -90,6 +90,8 @@ describe('rules calculate: one household', () => {
       [['us-co/co-snap', '--compiled', dir], 'holds no compiled output'],
       [['us-co/co-snap', '--compiled', compiled, '--root', dir], 'cannot be combined'],
       [['us-co/co-snap', '--output', path.join(dir, 'x.jsonl')], '--output goes with --input'],
+      [['us-co/co-snap', '--workers', '2'], '--workers goes with --input'],
+      [['us-co/co-snap', '--input', file('two.jsonl', '{}\n'), '--json'], 'name a file with --output'],
       [['us-co/co-snap', '--household', path.join(dir, 'missing.json')], 'no such file'],
       [['us-co/co-snap', '--household', file('notjson.json', '{')], 'not JSON'],
       [['us-co/co-snap', '--input', path.join(dir, 'missing.jsonl')], 'no such file'],
