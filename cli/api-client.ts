@@ -3,10 +3,14 @@
 // limit, and an answer that is always read, so a daemon that is down, slow, or answers with
 // something other than JSON becomes one readable error instead of a crash or a hang.
 
+import { describeCause } from '../mcp/http.js';
+import { UsageError } from './exit-codes.js';
+
 export const API_TIMEOUT_MS = 30_000;
 
-/** The request never got an answer: nothing listens, the name does not resolve, or the time limit passed. */
-export class ApiUnreachable extends Error {}
+/** The request never got an answer: nothing listens, the name does not resolve, or the time limit
+ *  passed. A usage error: the command was pointed at the wrong place (one line, exit 2). */
+export class ApiUnreachable extends UsageError {}
 
 export interface ApiAnswer {
   status: number;
@@ -65,8 +69,7 @@ export function dataOf<T>(answer: ApiAnswer): T | undefined {
 
 function reasonOf(err: unknown, timeoutMs: number): string {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  if (err instanceof Error && err.cause instanceof Error) return err.cause.message;
-  return err instanceof Error ? err.message : String(err);
+  return describeCause(err);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

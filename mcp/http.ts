@@ -133,7 +133,8 @@ function retryAfterSeconds(answer: HttpAnswer): number | undefined {
 }
 
 /** fetch reports network failures as `TypeError: fetch failed`; the useful part is in `cause`. */
-function describeCause(err: unknown): string {
+/** Why a request got no answer, as the network layer says it (both refusals of `localhost`). */
+export function describeCause(err: unknown): string {
   const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
   // connecting to `localhost` tries ::1 and 127.0.0.1 and reports both refusals at once
   if (cause instanceof AggregateError && cause.errors.length) return cause.errors.map(describeCause).join('; ');

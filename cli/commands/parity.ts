@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { runCalculation } from '../../server/calculation.js';
 import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
 import { loadParityCases, PARITY_DIR, type ParityRun, runParity } from '../../server/parity.js';
-import { apiClient, ApiUnreachable, dataOf } from '../api-client.js';
+import { apiClient, dataOf } from '../api-client.js';
 import { withLocalCatalog } from '../local-catalog.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { painter } from '../output.js';
@@ -24,9 +24,7 @@ interface ParityOptions {
 
 async function remote(url: string, key: string): Promise<ParityRun> {
   const api = apiClient(url, key, PARITY_RUN_TIMEOUT_MS);
-  const answer = await api.call('POST', '/v1/parity/run').catch((err: unknown) => {
-    throw err instanceof ApiUnreachable ? new UsageError(err.message) : err;
-  });
+  const answer = await api.call('POST', '/v1/parity/run');
   const run = dataOf<ParityRun>(answer);
   if (!run) throw new UsageError(`${api.base} answered ${answer.status} ${answer.error || 'no parity results'}`);
   return run;

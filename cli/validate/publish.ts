@@ -45,7 +45,7 @@ export function runPayload(v: Validation, refs: ReferenceSet, meta: { kind: stri
 /** The data of an answer with the expected status; anything else is one line naming `what`. */
 async function answerData<T>(api: ApiClient, method: 'GET' | 'POST', route: string, status: number, what: string, body?: unknown): Promise<T> {
   const answer = await api.call(method, route, body).catch((err: unknown) => {
-    throw err instanceof ApiUnreachable ? new UsageError(`--publish: ${err.message}`) : err;
+    throw err instanceof ApiUnreachable ? new ApiUnreachable(`--publish: ${err.message}`) : err;
   });
   const data = answer.status === status ? dataOf<T>(answer) : undefined;
   if (data !== undefined) return data;

@@ -7,7 +7,7 @@ import { MigrationError, runMigration, type IgnoredInput, type Unsupported } fro
 import { isObj, type WireHousehold } from '../../server/migration/wire.js';
 import type { Catalog } from '../../server/catalog/catalog.js';
 import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
-import { apiClient, ApiUnreachable, dataOf } from '../api-client.js';
+import { apiClient, dataOf } from '../api-client.js';
 import { UsageError } from '../exit-codes.js';
 import type { ReferenceCase } from '../../server/migration/reference.js';
 
@@ -87,16 +87,12 @@ export function localRunner(catalog: Catalog, source: string, tables: MappingTab
 export function remoteRunner(url: string, key: string): Runner {
   const api = apiClient(url, key);
   const graphs = new Map<string, Promise<ProgramGraph | undefined>>();
-  const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
-    api.call(method, path, body).catch((err: unknown) => {
-      throw err instanceof ApiUnreachable ? new UsageError(err.message) : err;
-    });
   return {
     source: api.base,
     async run(c, variables, period) {
       const situation = withRequests(c, variables, period);
       const started = performance.now();
-      const answer = await call('POST', '/v1/household/us/calculate', { household: situation });
+      const answer = await api.call('POST', '/v1/household/us/calculate', { household: situation });
       const latency = performance.now() - started;
       if (answer.status === 401 || answer.status === 403) {
         throw new UsageError(`${api.base} refused the key (${answer.status}): ${answer.error} (the migration endpoint needs a key with compat:external)`);
@@ -110,7 +106,7 @@ export function remoteRunner(url: string, key: string): Runner {
       if (!graphs.has(id)) {
         graphs.set(
           id,
-          call('GET', `/v1/runtime/packages/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(programId)}/graph`).then((answer) => dataOf<{ graph: ProgramGraph }>(answer)?.graph),
+          api.call('GET', `/v1/runtime/packages/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(programId)}/graph`).then((answer) => dataOf<{ graph: ProgramGraph }>(answer)?.graph),
         );
       }
       return ruleIn(await graphs.get(id), output);
