@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { makeFolder } from './make-folder.js';
 import path from 'node:path';
-import type { Manifest } from './5-emit/manifest.js';
+import { type Manifest, referencedFiles } from './5-emit/manifest.js';
 
 // What an output folder was last compiled from (`rules compile` keeps it in the cache folder,
 // `rules serve` beside its data folder's output): a whole-tree compile whose inputs hash
@@ -30,8 +30,7 @@ export function upToDate(file: string, inputs: string, out: string): Manifest | 
     if (stamp.inputs !== inputs || stamp.manifest_sha256 !== sha256(manifest)) return undefined;
     const m = JSON.parse(manifest.toString()) as Manifest;
     // every file the manifest names must still be there
-    const named = [...m.packages.flatMap((p) => [p.package, p.graph]), ...m.index.shards.map((s) => s.file), m.index.programs];
-    return named.every((f) => existsSync(path.join(out, f))) ? m : undefined;
+    return [...referencedFiles(m)].every((f) => existsSync(path.join(out, f))) ? m : undefined;
   } catch {
     return undefined; // an unreadable stamp or manifest: compile
   }

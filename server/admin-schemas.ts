@@ -106,7 +106,7 @@ export const RevocationResultSchema = {
   $id: 'RevocationResult',
   type: 'object',
   required: ['id', 'revoked', 'durable', 'note'],
-  properties: { id: str, revoked: { type: 'boolean' }, durable: { type: 'boolean', description: 'True when the store persists keys and every instance sees them: `sqlite` (on disk) and `redis` (the shared Redis, as durable as its append-only file is configured); false with `memory` (this process only, lost on restart).' }, note: str },
+  properties: { id: str, revoked: { type: 'boolean' }, durable: keysDurable, note: str },
 } as const;
 
 export const AuditEntrySchema = {

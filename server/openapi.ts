@@ -182,16 +182,19 @@ function openApiDocument(routes: readonly RouteDef[], catalog: Catalog, environm
  * again only when hot reload swaps the catalogue.
  */
 export function servedOpenApi(routes: () => readonly RouteDef[]): OpenApi {
-  let cached: { catalog: Catalog; environment: string; doc: Record<string, unknown> } | undefined;
-  const document: OpenApi['document'] = (ctx) => {
+  let cached: { catalog: Catalog; environment: string; doc: Record<string, unknown>; hash?: string } | undefined;
+  const current = (ctx: Parameters<OpenApi['document']>[0]) => {
     const catalog = ctx.catalog();
     if (cached?.catalog !== catalog || cached.environment !== ctx.config.environment) {
       cached = { catalog, environment: ctx.config.environment, doc: openApiDocument(routes(), catalog, ctx.config.environment) };
     }
-    return cached.doc;
+    return cached;
   };
   return {
-    document,
-    contractHash: (ctx) => createHash('sha256').update(JSON.stringify(document(ctx))).digest('hex').slice(0, 16),
+    document: (ctx) => current(ctx).doc,
+    contractHash: (ctx) => {
+      const c = current(ctx);
+      return (c.hash ??= createHash('sha256').update(JSON.stringify(c.doc)).digest('hex').slice(0, 16));
+    },
   };
 }

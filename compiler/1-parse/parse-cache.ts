@@ -141,8 +141,9 @@ export class ParseCache {
     let packs: string[];
     try {
       packs = readdirSync(this.dir).filter((n) => n.endsWith('.pack') && !n.startsWith(`${this.run}-`)).sort();
-    } catch {
-      return index; // no cache yet
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.warnings.push({ path: this.dir, reason: `parse-cache folder not readable (${(err as Error).message}); every file is parsed` });
+      return index; // ENOENT: no cache yet
     }
     const header = Buffer.alloc(HEADER_BYTES);
     for (const name of packs) {

@@ -50,3 +50,9 @@ export function readManifest(out: string): Manifest | undefined {
     return undefined;
   }
 }
+
+/** Every data file a manifest names (packages, graphs, index shards, the program list). */
+export function referencedFiles(m: Manifest | undefined): Set<string> {
+  if (!m) return new Set();
+  return new Set([...m.packages.flatMap((p) => [p.package, p.graph]), ...m.index.shards.map((s) => s.file), m.index.programs]);
+}

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { walkFiles } from '../2-resolve/source-tree.js';
 import { OUTPUT_FORMAT_VERSION } from '../4-package/package-types.js';
 import { PACKAGE_VERSION } from '../project.js';
 import type { Build } from '../build.js';
-import { type Manifest, readManifest } from './manifest.js';
-
-export { readManifest };
+import { type Manifest, readManifest, referencedFiles } from './manifest.js';
 
 // The compiled output tree (documented in docs/compiled-output.md):
 //
@@ -56,11 +54,6 @@ function put(out: string, name: (sha: string) => string, value: object, keep: bo
   const abs = path.join(out, rel);
   if (!existsSync(abs)) writeAtomic(abs, s.json);
   return { file: rel, sha: s.sha };
-}
-
-function referencedFiles(m: Manifest | undefined): Set<string> {
-  if (!m) return new Set();
-  return new Set([...m.packages.flatMap((p) => [p.package, p.graph]), ...m.index.shards.map((s) => s.file), m.index.programs]);
 }
 
 export interface WriteOptions {

@@ -38,7 +38,7 @@ export class HouseholdError extends Error {
 const CONVENTIONS = ['people', 'spm_units', 'facts', 'period', 'entities', 'relations'];
 /** Inputs beyond this magnitude are almost certainly mistakes (and lose exactness as JSON numbers). */
 const MAX_MAGNITUDE = new Decimal('1e15');
-const MAX_MAGNITUDE_NUMBER = 1e15;
+const MAX_MAGNITUDE_NUMBER = MAX_MAGNITUDE.toNumber();
 
 /**
  * The most people one household can plausibly hold: the bound on every size input (`…_size`)

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ProgramGraph, RuntimePackage } from '../../compiler/4-package/package-types.js';
 import type { IndexedRule, ProgramSummary } from '../../compiler/4-package/rule-index.js';
 import type { Manifest, ManifestPackage } from '../../compiler/5-emit/manifest.js';
-import { readManifest } from '../../compiler/5-emit/output-tree.js';
+import { readManifest } from '../../compiler/5-emit/manifest.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { SearchIndex } from './search.js';
 
