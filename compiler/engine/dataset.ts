@@ -59,6 +59,13 @@ export class Dataset {
   private readonly byRelation = new Map<string, TupleRecord[]>();
 
   /** Tuples for a relation: those given under its exact id, else under any key naming it. */
+  /** The ids in `relatedSlot` of the tuples of `rel` in force in `period` whose `currentSlot` is `current`. */
+  members(rel: Relation, period: Period, current: string, currentSlot: number, relatedSlot: number): string[] {
+    const out: string[] = [];
+    for (const t of this.tuplesFor(rel, period)) if (t[currentSlot] === current && t[relatedSlot] !== undefined) out.push(t[relatedSlot]);
+    return out;
+  }
+
   tuplesFor(rel: Relation, period: Period): string[][] {
     let records = this.tuples.get(rel.id) ?? this.byRelation.get(rel.id);
     if (!records) {

@@ -41,7 +41,8 @@ export interface TraceStep {
 
 export type Result = Value | Outcome;
 
-const ROUNDING = {
+/** decimal.js's rounding mode for each RuleSpec one (both engines round with these). */
+export const ROUNDING = {
   half_up: Decimal.ROUND_HALF_UP,
   half_even: Decimal.ROUND_HALF_EVEN,
   floor: Decimal.ROUND_FLOOR,
@@ -304,19 +305,13 @@ export class Evaluation {
     if (rel.derived) {
       const d = rel.derived;
       const source = this.program.relations[d.source];
-      const candidates = source.derived ? this.relationMembers(d.source, current) : this.slotMembers(source, current, d.currentSlot, d.relatedSlot);
+      const candidates = source.derived ? this.relationMembers(d.source, current) : this.dataset.members(source, this.period, current, d.currentSlot, d.relatedSlot);
       for (const m of candidates) if (this.judgment(d.predicate, m, current) === HOLDS) found.add(m);
     }
-    for (const m of this.slotMembers(rel, current, 1, 0)) found.add(m);
+    for (const m of this.dataset.members(rel, this.period, current, 1, 0)) found.add(m);
     ids = [...found].sort();
     this.members.set(key, ids);
     return ids;
-  }
-
-  private slotMembers(rel: Relation, current: string, currentSlot: number, relatedSlot: number): string[] {
-    const out: string[] = [];
-    for (const t of this.dataset.tuplesFor(rel, this.period)) if (t[currentSlot] === current && t[relatedSlot] !== undefined) out.push(t[relatedSlot]);
-    return out;
   }
 }
 

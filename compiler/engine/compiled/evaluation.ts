@@ -124,21 +124,15 @@ export class CompiledEvaluation implements EvaluationScope {
       const d = rel.derived;
       const source = relations[d.source];
       const predicate = this.program.relationPredicates[relIndex]!;
-      const candidates = source.derived ? this.relationMembers(d.source, current) : this.slotMembers(source, current, d.currentSlot, d.relatedSlot);
+      const candidates = source.derived ? this.relationMembers(d.source, current) : this.dataset.members(source, this.period, current, d.currentSlot, d.relatedSlot);
       for (const m of candidates) if (predicate(this, m, current) === HOLDS) found.push(m);
     }
-    found.push(...this.slotMembers(rel, current, 1, 0));
+    found.push(...this.dataset.members(rel, this.period, current, 1, 0));
     // ascending and de-duplicated, as the interpreter's Set then sort gives them
     found.sort();
     ids = found.filter((m, k) => k === 0 || m !== found[k - 1]);
     byCurrent.set(current, ids);
     return ids;
-  }
-
-  private slotMembers(rel: Relation, current: string, currentSlot: number, relatedSlot: number): string[] {
-    const out: string[] = [];
-    for (const t of this.dataset.tuplesFor(rel, this.period)) if (t[currentSlot] === current && t[relatedSlot] !== undefined) out.push(t[relatedSlot]);
-    return out;
   }
 
   // ---- the interpreter's interface, in its value forms ----

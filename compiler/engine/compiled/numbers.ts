@@ -1,5 +1,6 @@
 import type { RoundingMode } from '../../3-lower/ir.js';
 import { Decimal, toJson } from '../../values.js';
+import { ROUNDING } from '../evaluate.js';
 
 // Numbers of the compiled engine: a decimal with at most six decimal places whose scaled value
 // (× 10^6) is a safe integer is a plain JS integer ("scaled"); any other number stays a Decimal.
@@ -98,16 +99,9 @@ export const toInteger = (n: Num): number => (typeof n === 'number' ? n / SCALE 
 
 export const fromInteger = (i: number): Num => (Math.abs(i) * SCALE <= MAX ? i * SCALE : fromDecimal(new Decimal(i)));
 
-const DECIMAL_MODE = {
-  half_up: Decimal.ROUND_HALF_UP,
-  half_even: Decimal.ROUND_HALF_EVEN,
-  floor: Decimal.ROUND_FLOOR,
-  ceil: Decimal.ROUND_CEIL,
-} as const;
-
 /** Round to `places` decimal places (decimal.js's modes: half_up rounds ties away from zero). */
 export function round(a: Num, places: number, mode: RoundingMode): Num {
-  if (typeof a !== 'number') return fromDecimal(a.toDecimalPlaces(places, DECIMAL_MODE[mode]));
+  if (typeof a !== 'number') return fromDecimal(a.toDecimalPlaces(places, ROUNDING[mode]));
   if (places >= PLACES) return a;
   const unit = POW10[PLACES - places];
   const rem = ((a % unit) + unit) % unit; // 0 ≤ rem < unit
