@@ -77,8 +77,8 @@ export function useKeyInput(handler: (input: string, key: Key) => void): void {
   useInput(
     useCallback((input: string, key: Key) => {
       if (!latest.current.on) return;
-      // several characters in one input ("jj", "2400\r"): one key each
-      const keys = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b') ? [...input].map((k): [string, Key] => (k === '\r' ? ['', { ...key, return: true }] : [k, { ...key, return: false }])) : [[input, key] as [string, Key]];
+      // several characters in one input ("jj", "2400\r", backspaces): one key each
+      const keys = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b') ? [...input].map(oneKey(key)) : [[input, key] as [string, Key]];
       queue.current.push(...keys);
       // Ink calls this once per key of a read, before rendering: a key right after another waits
       if (!handledSinceRender.current) handleNext();
@@ -86,6 +86,14 @@ export function useKeyInput(handler: (input: string, key: Key) => void): void {
     }, []),
   );
 }
+
+/** One character of an input that held several, with the flags Ink gives it when read alone. */
+const oneKey =
+  (key: Key) =>
+  (k: string): [string, Key] => {
+    const control = { return: k === '\r', backspace: k === '\b', delete: k === '\u007f', tab: k === '\t' };
+    return [Object.values(control).some(Boolean) ? '' : k, { ...key, ...control }];
+  };
 
 /** The footer keys of the calling screen, set while it is shown. */
 export function useKeys(keys: string[]): void {

@@ -1,5 +1,5 @@
 import { Box, type Key } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { TraceEntry } from '../../../compiler/runtime/calculate.js';
 import { type GraphIndex, indexGraph, treeLines } from '../dependency-tree.js';
 import { graphOf } from '../graph-lookup.js';
@@ -71,13 +71,10 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   const [calc, setCalc] = useState<{ result?: CalculateResponse; previous?: Record<string, unknown>; error?: string; busy: boolean }>({ busy: false });
   const [pane, setPane] = useState<'inputs' | 'outputs'>('inputs');
   const [cursors, setCursors] = useState({ inputs: 0, outputs: 0 });
-  // the text of the field being edited: a ref, so keys typed faster than the screen renders
-  // all land in it; the state only re-renders
-  const edit = useRef<string | undefined>(undefined);
-  const [, setEditText] = useState<string | undefined>();
-  const editing = edit.current !== undefined;
+  // the text of the field being edited (keys typed together reach the handler one render apart)
+  const [edit, setEditText] = useState<string | undefined>();
+  const editing = edit !== undefined;
   const setEdit = (text: string | undefined) => {
-    edit.current = text;
     setEditText(text);
     setTyping(text === undefined ? 'no' : 'field');
   };
@@ -120,8 +117,8 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   /** A key while a field is edited: typed text, Backspace, Enter sets, Esc cancels. */
   const editKey = (input: string, key: Key) => {
     if (key.escape) return setEdit(undefined);
-    if (key.backspace || key.delete) return setEdit(edit.current!.slice(0, -1));
-    const text = edit.current!;
+    if (key.backspace || key.delete) return setEdit(edit!.slice(0, -1));
+    const text = edit!;
     if (!key.return) return setEdit(key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow ? text : text + input.replace(/[\u0000-\u001f\u007f]/g, ''));
     setEdit(undefined);
     const parsed = parseTyped(field!, text);
@@ -129,7 +126,7 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   };
   useKeyInput(
     (input, key) => {
-      if (edit.current !== undefined) return editKey(input, key);
+      if (edit !== undefined) return editKey(input, key);
       if (!form) return;
       if (key.tab) return setPane((p) => (p === 'inputs' ? 'outputs' : 'inputs'));
       if (input === 'r') return setForm(data && sampleForm(data.detail));
@@ -182,7 +179,7 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
           empty="the package's sample household lists no inputs by entity"
           render={(f) =>
             editing && f === field
-              ? `${f.id}.${f.input.name} = ${edit.current}▏`
+              ? `${f.id}.${f.input.name} = ${edit}▏`
               : `${f.id}.${f.input.name} = ${formatValue(f.value)}${f.input.unit ? ` ${f.input.unit}` : ''}`
           }
         />

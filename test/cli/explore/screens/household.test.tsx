@@ -48,6 +48,11 @@ describe('Household screen', () => {
     frame = await ui.until('household.snap_earned_income = 2900 USD');
     await ui.until(`snap_allotment = ${outputs.snap_allotment}`);
     expect(outputs.snap_allotment).not.toBe(expected({}).snap_allotment);
+    // backspaces read together (a terminal may deliver them in one read) each erase a character
+    await ui.press(KEY.enter, KEY.backspace.repeat(4) + '31');
+    await ui.until('household.snap_earned_income = 31▏');
+    await ui.press(KEY.backspace.repeat(2) + '2900\r');
+    await ui.until('household.snap_earned_income = 2900 USD');
     // a boolean toggles with Enter
     await ui.press('j', 'j', 'j', 'j');
     await ui.until((f) => selectedLine(f).includes('household.snap_pays_telephone = false'));
