@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ParseCache } from '../compiler/1-parse/parse-cache.js';
 import { fileRole, isTestFile } from '../compiler/2-resolve/corpus-layout.js';
-import { SourceTree } from '../compiler/2-resolve/source-tree.js';
+import { isInside, SourceTree } from '../compiler/2-resolve/source-tree.js';
 import { type CaseResult, type RunOptions, runTestFile, testedTargets } from '../compiler/companion-tests/run-file.js';
 import { watchSources } from '../compiler/watch.js';
 import { EXIT_FAILURES, EXIT_OK } from './exit-codes.js';
 import { displayPath, formatDuration, painter } from './output.js';
 import { humanReport } from './test-report/human.js';
 import { summarize, type TestRun } from './test-report/summary.js';
+import { untilStopSignal } from './stop-signal.js';
 
 // `rules test --watch`: after the first run, each change under the roots re-runs only the test
 // files whose module reaches a changed module through its imports (and changed test files
@@ -29,7 +30,6 @@ export interface WatchStart {
   run: RunOptions;
 }
 
-const isInside = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
 
 /** Watch until SIGINT or SIGTERM; `ready` reports the first run once edits are being watched. */
 export async function watchTests(start: WatchStart, ready: () => void): Promise<number> {
@@ -77,11 +77,7 @@ export async function watchTests(start: WatchStart, ready: () => void): Promise<
     printRun(++runs, changed, run, all, start.json);
   };
 
-  // listen for the signals before saying anything: whoever reads that may stop us at once
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const stopped = untilStopSignal();
   const watcher = watchSources(start.roots, rerun, (err) => process.stderr.write(`rules: re-run failed: ${err instanceof Error ? err.message : String(err)}\n`));
   await watcher.ready;
   ready();

@@ -8,7 +8,7 @@ import type { ParsedModule } from './1-parse/module.js';
 import { codeFingerprint, type ParseCache } from './1-parse/parse-cache.js';
 import { importClosure } from './2-resolve/closure.js';
 import { type CorpusLayout, type LayoutWarning, scanCorpus, type SpecFile } from './2-resolve/corpus-layout.js';
-import { SourceTree, splitTarget } from './2-resolve/source-tree.js';
+import { isInside, SourceTree, splitTarget } from './2-resolve/source-tree.js';
 import { compileModule } from './compile.js';
 import { compositionTarget, composeProgram } from './4-package/compose.js';
 import { programGraph } from './4-package/graph.js';
@@ -322,12 +322,12 @@ export class Workspace {
 
   /** A source file's path relative to the root (or the programs folder's parent) holding it. */
   private relativePath(file: string): string {
-    const base = [...this.tree.roots, ...this.programsDirs.map((d) => path.dirname(d))].find((b) => !path.relative(b, file).startsWith('..'));
+    const base = [...this.tree.roots, ...this.programsDirs.map((d) => path.dirname(d))].find((b) => isInside(file, b));
     return (base ? path.relative(base, file) : path.basename(file)).split(path.sep).join('/');
   }
 
   private provenanceOf(file: string): RootProvenance & { relative: string } {
-    const prov = this.provenance.find((p) => !path.relative(p.root, file).startsWith('..')) ?? this.provenance[0];
+    const prov = this.provenance.find((p) => isInside(file, p.root)) ?? this.provenance[0];
     return { ...prov, relative: path.relative(prov.root, file).split(path.sep).join('/') };
   }
 

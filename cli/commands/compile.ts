@@ -14,6 +14,7 @@ import { recordStamp, stampFile, upToDate } from '../../compiler/compile-stamp.j
 import { ensureWritableFolder, isOsError, osReason } from '../os-errors.js';
 import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
 import { defaultRoots } from '../default-roots.js';
+import { untilStopSignal } from '../stop-signal.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
 
@@ -82,11 +83,7 @@ export function registerCompile(program: Command): void {
       return;
     }
     let last: Manifest | undefined;
-    // listen for the signals before the first report: whoever reads it may stop us at once
-    const stopped = new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    const stopped = untilStopSignal();
     const watcher = rebuildOnChange(
       workspace,
       () => (last = once()),

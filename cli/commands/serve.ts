@@ -10,6 +10,7 @@ import { readableLogStream } from '../log-format.js';
 import { collect } from '../options.js';
 import { ensureWritableFolder, isOsError, osReason, requireFolder } from '../os-errors.js';
 import { requireCompiledOutput } from '../local-catalog.js';
+import { untilStopSignal } from '../stop-signal.js';
 
 // `rules serve`: the /v1 API daemon.
 
@@ -64,12 +65,7 @@ redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment,
         const failed = catalog.manifest.failures.length;
         throw new UsageError(`--root ${config.roots.join(', ')}: no program compiled (${failed ? `${failed} failed, see above` : 'program specs go under <root>/programs/<jurisdiction>/<program>/<period>.yaml'})`);
       }
-      // listen for the signals before announcing the address: without a listener a signal's default
-      // action ends the process at once, so one sent as soon as the banner is read would skip the stop
-      const stopRequested = new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      const stopRequested = untilStopSignal(); // before the banner announces the address
       say(`listening on ${daemon.url}`);
       say(`runtime ${catalog.mode}: ${catalog.packages.length} packages (${catalog.packages.map((p) => `${p.jurisdiction}/${p.program_id}`).slice(0, 6).join(', ')}${catalog.packages.length > 6 ? ', …' : ''}); ${catalog.rules.length} rules indexed`);
       say(`store ${storeBanner(config)}; instance ${config.instanceId}; environment ${config.environment}`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CacheStats, newCacheRun } from '../../compiler/1-parse/parse-cache.js';
 import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
-import { walkFiles } from '../../compiler/2-resolve/source-tree.js';
+import { isInside, walkFiles } from '../../compiler/2-resolve/source-tree.js';
 import { CONTENT_ROOTS, isJurisdiction, PROGRAMS_FOLDER } from '../../compiler/names.js';
 import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
@@ -91,7 +91,6 @@ function resolveRoots(paths: string[], options: TestOptions): string[] {
   return chosen.map((r) => path.resolve(r));
 }
 
-const isInside = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
 
 /** The test files to run: every test of the roots' layout, or those the paths name. */
 function discover(paths: string[], roots: string[], layout: CorpusLayout): string[] {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isJurisdiction, JURISDICTION, PROGRAMS_FOLDER, SNAPSHOT_FILE } from '../names.js';
-import { walkFiles } from './source-tree.js';
+import { isInside, walkFiles } from './source-tree.js';
 
 // What an encoding root holds, file by file. Two layouts of program specs are read:
 //   <root>/programs/<jurisdiction>/<program>/<period>.yaml   (beside the jurisdictions, as in rulespec-us)
@@ -102,7 +102,7 @@ export function scanCorpus(roots: string[], programsDirs: string[], { specsOnly 
       if (entry.isDirectory()) {
         if (isJurisdiction(entry.name)) scanJurisdiction(root, full, out, specsOnly);
         else if (entry.name === PROGRAMS_FOLDER) {
-          const within = [...programs].filter((p) => p !== full && !path.relative(full, p).startsWith('..'));
+          const within = [...programs].filter((p) => p !== full && isInside(p, full));
           if (within.length) out.warnings.push({ path: full, reason: `only ${within.join(', ')} of the program specs here are read (--programs)` });
           else if (!programs.has(full)) out.warnings.push({ path: full, reason: `program specs here are not read: --programs names ${[...programs].join(', ')}` });
         } else out.warnings.push({ path: full, reason: NOT_JURISDICTION });

@@ -77,6 +77,9 @@ export class SourceTree {
   }
 }
 
+/** Whether `file` is `dir` or lies under it. */
+export const isInside = (file: string, dir: string): boolean => !path.relative(dir, file).startsWith('..');
+
 /** Every file under `dir` (recursively) whose name passes `accept`, sorted for stable order. */
 export function walkFiles(dir: string, accept: (name: string) => boolean): string[] {
   const out: string[] = [];
