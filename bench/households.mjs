@@ -4,6 +4,8 @@
 // few periods (the default, another covered month, one past the figures' coverage).
 // Used by the engines' differential test and the benchmarks.
 
+import { isAgeInput, valueKind } from '../dist/compiler/dtypes.js';
+
 /** A small seeded PRNG (mulberry32): the same seed gives the same households everywhere. */
 export function random(seed) {
   let a = seed >>> 0;
@@ -26,6 +28,7 @@ function money(rand) {
 }
 
 function vary(input, sampleValue, rand) {
+  if (isAgeInput(input) && valueKind(input.dtype) !== 'boolean') return Math.floor(rand() * 90); // within the adapter's plausible ages
   switch (input.dtype) {
     case 'Boolean':
     case 'Bool':
@@ -43,7 +46,6 @@ function vary(input, sampleValue, rand) {
     case 'Integer':
     case 'Count':
     case 'int':
-      if (input.name === 'age') return Math.floor(rand() * 90);
       return Math.floor(rand() * 4);
     default:
       return money(rand);

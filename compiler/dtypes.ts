@@ -36,3 +36,23 @@ export function kindDefault(dtype: string | undefined): boolean | number | undef
   const kind = valueKind(dtype);
   return kind === 'boolean' ? false : kind === 'whole' || kind === 'number' ? 0 : undefined;
 }
+
+/** Units of time: an amount of them (a duration, an age) is never negative. */
+const TIME_UNITS = /^(years?|months?|weeks?|days?|hours?)$/i;
+
+/**
+ * An input no value below zero makes sense for, whatever its dtype says: a count (dtype `Count`,
+ * or a name ending in `_count` or `_size`, or starting with `number_of_`) or an amount of time
+ * (an age, a duration). Money is checked on its own (isMoney).
+ */
+export function isNonNegative(input: { name: string; dtype?: string; unit?: string }): boolean {
+  return input.dtype?.toLowerCase() === 'count' || /(_count|_size)$|^number_of_/.test(input.name) || (input.unit !== undefined && TIME_UNITS.test(input.unit));
+}
+
+/** The oldest plausible age in years: the oldest verified human lived 122 years. */
+export const MAX_AGE_YEARS = 130;
+
+/** A person's age in years: named `age` (or `…_age`, `age_…`), in years or with no unit. */
+export function isAgeInput(input: { name: string; unit?: string }): boolean {
+  return /(^|_)age($|_)/.test(input.name) && (input.unit === undefined || /^years?$/i.test(input.unit));
+}

@@ -16,11 +16,14 @@ export interface CalculateOptions {
 }
 
 /**
- * One household through a package: the API's CalculateResponse (outputs, trace, warnings).
- * `request.household` follows the API's household conventions; `request.variables` defaults to
- * the package's default outputs. Throws CalculationError (with the API's error code) for a bad
- * household, an unknown variable or a failing rule.
+ * One household through a package: the API's CalculateResponse (outputs, trace, warnings,
+ * assumptions, and with `explain: true` the explanation). `request.household` follows the API's
+ * household conventions; `request.variables` defaults to the package's default outputs;
+ * `request.assumptions: "refuse"` makes an answer that would rest on inputs not given a
+ * CalculationError (`invalid_household`, the list in `details.assumptions`). Throws
+ * CalculationError (with the API's error code) for a bad household, an unknown variable or a
+ * failing rule.
  */
-export function calculate(pkg: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: CalculateOptions = {}): CalculateResponse {
+export function calculate(pkg: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables' | 'assumptions' | 'explain'>, options: CalculateOptions = {}): CalculateResponse {
   return calculateResponse(pkg, 'compiled', request, { timeoutMs: options.timeoutMs ?? DEFAULT_CALCULATE_TIMEOUT_MS, trace: options.trace, engine: options.engine });
 }

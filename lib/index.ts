@@ -5,6 +5,8 @@ export { calculate, type CalculateOptions } from './calculate.js';
 export { compile, type CompileOptions, type Compiled } from './compile.js';
 export { listPrograms, loadPackage, PackageLoadError } from './load.js';
 export type { CalculateResponse } from '../server/calculation.js';
+export type { Assumption } from '../compiler/runtime/calculate.js';
+export type { Explanation, ExplanationNode, DecidingTest } from '../compiler/runtime/explain/explanation.js';
 export type { RuntimePackage } from '../compiler/4-package/package-types.js';
 export type { BuildFailure } from '../compiler/build.js';
 export type { EngineName } from '../compiler/engine/engine.js';

@@ -117,7 +117,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     if (request.routeOptions.config.route?.errorShape === 'migration') {
       return reply.status(apiError.status).send({ status: 'error', message: apiError.message, result: null, sidecar: { request_id: String(request.id), code: apiError.code } });
     }
-    return reply.status(apiError.status).send(failure(request, env, apiError.code, apiError.message, apiError.data));
+    return reply.status(apiError.status).send(failure(request, env, apiError.code, apiError.message, apiError.data, apiError.details));
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -1,7 +1,8 @@
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import type { EngineName } from '../compiler/engine/engine.js';
 import { EvaluationError } from '../compiler/engine/evaluate.js';
-import { calculate, OutputError } from '../compiler/runtime/calculate.js';
+import { type Assumption, AssumptionsRefused, calculate, OutputError } from '../compiler/runtime/calculate.js';
+import type { Explanation } from '../compiler/runtime/explain/explanation.js';
 import { HouseholdError } from '../compiler/runtime/household.js';
 import type { LoadedPackage } from '../compiler/runtime/loaded-package.js';
 import { ApiError } from './errors.js';
@@ -22,6 +23,8 @@ export interface CalculateResponse {
   outputs: Record<string, unknown>;
   trace: unknown[];
   warnings: string[];
+  assumptions: Assumption[];
+  explanation?: Explanation;
 }
 
 export function runCalculation(catalog: Catalog, request: CalculateRequest, timeoutMs: number): CalculateResponse {
@@ -40,10 +43,10 @@ export interface ResponseOptions {
 }
 
 /** A household through a loaded package, as the API answers it (CalculateResponse or ApiError). */
-export function calculateResponse(loaded: LoadedPackage, mode: RuntimeMode, request: Pick<CalculateRequest, 'household' | 'variables'>, options: ResponseOptions): CalculateResponse {
+export function calculateResponse(loaded: LoadedPackage, mode: RuntimeMode, request: Pick<CalculateRequest, 'household' | 'variables' | 'assumptions' | 'explain'>, options: ResponseOptions): CalculateResponse {
   const { timeoutMs } = options;
   try {
-    const result = calculate(loaded, request, { deadline: Date.now() + timeoutMs, trace: options.trace, engine: options.engine });
+    const result = calculate(loaded, request, { deadline: Date.now() + timeoutMs, trace: options.trace, engine: options.engine, assumptions: request.assumptions, explain: request.explain });
     const warnings = [...result.warnings];
     if (mode === 'fixture') warnings.unshift(FIXTURE_WARNING);
     const incomplete = loaded.pkg.acknowledged_incomplete.filter((o) => o in result.outputs);
@@ -58,8 +61,11 @@ export function calculateResponse(loaded: LoadedPackage, mode: RuntimeMode, requ
       outputs: result.outputs,
       trace: result.trace,
       warnings,
+      assumptions: result.assumptions,
+      ...(result.explanation ? { explanation: result.explanation } : {}),
     };
   } catch (err) {
+    if (err instanceof AssumptionsRefused) throw new ApiError('invalid_household', err.message, undefined, undefined, { assumptions: err.assumptions });
     if (err instanceof HouseholdError) throw new ApiError('invalid_household', err.message);
     if (err instanceof OutputError) throw new ApiError('invalid_request', err.message);
     if (err instanceof EvaluationError) {
@@ -77,7 +83,7 @@ export function runEntry(catalog: Catalog, request: CalculateRequest, timeoutMs:
     if (err instanceof ApiError && (err.code === 'unsupported_program' || err.code === 'invalid_household' || err.code === 'runtime_error' || err.code === 'invalid_request')) {
       // an unknown output is the household request's own problem here
       const code = err.code === 'invalid_request' ? 'invalid_household' : err.code;
-      return { status: 'error', error: { code, message: err.message } };
+      return { status: 'error', error: { code, message: err.message, ...err.details } };
     }
     return { status: 'error', error: { code: 'runtime_error', message: 'the calculation failed unexpectedly' } };
   }

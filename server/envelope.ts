@@ -19,6 +19,6 @@ export function ok<T>(request: FastifyRequest, environment: Environment, data: T
   return { status: 'ok' as const, data, meta: meta(request, environment) };
 }
 
-export function failure(request: FastifyRequest, environment: Environment, code: string, message: string, data?: unknown) {
-  return { status: 'error' as const, error: { code, message }, meta: meta(request, environment), ...(data === undefined ? {} : { data }) };
+export function failure(request: FastifyRequest, environment: Environment, code: string, message: string, data?: unknown, details?: Record<string, unknown>) {
+  return { status: 'error' as const, error: { code, message, ...details }, meta: meta(request, environment), ...(data === undefined ? {} : { data }) };
 }

@@ -42,7 +42,7 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   store_unavailable: 'an operation needed the shared store and it was unreachable',
 };
 
-/** An error the API answers with its envelope: `{status: "error", error: {code, message}, data?}`. */
+/** An error the API answers with its envelope: `{status: "error", error: {code, message, ...details}, data?}`. */
 export class ApiError extends Error {
   readonly status: number;
   constructor(
@@ -50,6 +50,8 @@ export class ApiError extends Error {
     message: string,
     readonly data?: unknown,
     readonly headers?: Record<string, string>,
+    /** Structured fields of the error itself (`error.assumptions`). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.status = ERROR_STATUS[code];

@@ -23,7 +23,11 @@ export const ErrorEnvelopeSchema = {
   required: ['status', 'error', 'meta'],
   properties: {
     status: { const: 'error' },
-    error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str } },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: str, message: str, assumptions: { type: 'array', items: { $ref: 'Assumption' }, description: 'On 400 `invalid_household` for a request with `assumptions: "refuse"`: the facts the answer would rest on.' } },
+    },
     meta: { $ref: 'Meta' },
     data: {},
   },
@@ -105,10 +109,158 @@ export const TraceEntrySchema = {
   properties: { rule_id: str, variable: str, value: {}, sources: strings, entity: str },
 } as const;
 
+export const AssumptionSchema = {
+  $id: 'Assumption',
+  type: 'object',
+  description:
+    'A fact the answer rests on that the household did not give: an input a requested output read (absent, or given as null) that took its package default, or the period (`input: "period"`, the package default period). `input`, `entity` and `entity_id` are as the package detail names them, so the value can be sent back under `household.entities[entity][entity_id][input]` (`field`).',
+  required: ['input', 'legal_id', 'entity', 'entity_id', 'value', 'reason', 'field'],
+  properties: {
+    input: str,
+    legal_id: nullableStr,
+    entity: nullableStr,
+    entity_id: nullableStr,
+    value: { description: 'The value the calculation used (the package default).' },
+    reason: { enum: ['not_given', 'null', 'invalid'], description: '`not_given`: absent; `null`: given as null; `invalid`: a period that is not a YYYY-MM month.' },
+    field: { type: 'string', description: 'Where to give it: `household.entities.<entity>.<entity_id>.<input>`, or `household.period`.' },
+  },
+} as const;
+
+const inForce = {
+  type: 'object',
+  required: ['from', 'to'],
+  properties: { from: { type: ['string', 'null'], format: 'date' }, to: { type: ['string', 'null'], format: 'date' } },
+  description: 'The dates the version used is in force (null: open-ended).',
+} as const;
+const citation = { ...strings, description: 'Legal sources (citation, then its URL when known).' } as const;
+const side = { type: 'object', required: ['expression', 'value'], properties: { expression: str, value: {} } } as const;
+const comparison = {
+  type: 'object',
+  required: ['test', 'left', 'op', 'right', 'holds'],
+  properties: { test: str, left: side, op: { enum: ['<', '<=', '>', '>=', '==', '!='] }, right: side, holds: { type: ['boolean', 'null'] } },
+} as const;
+
+export const ExplanationSchema = {
+  $id: 'Explanation',
+  type: 'object',
+  description:
+    'Why each output came out as it did for this household (`"explain": true`). Each output has the tree of what it was computed from: rule nodes (the formula of the version in force, the dated figures it read, the `if` branches it took, the comparisons it decided with both sides, its citation) down to input nodes (`given`, with the field, or `assumed`). A rule read by several others appears under each. For an output that is false, zero or undetermined, `deciding` lists the tests that made it so. Versioned by `explanation_version`.',
+  required: ['explanation_version', 'period', 'outputs'],
+  properties: {
+    explanation_version: { const: 1 },
+    period: str,
+    outputs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['output', 'entity', 'entity_id', 'value', 'node'],
+        properties: {
+          output: { type: 'string', description: 'The output as requested (an alias stays an alias).' },
+          entity: str,
+          entity_id: str,
+          value: { description: 'Equals `outputs[output]` (or `outputs[output][entity_id]` for an output of another entity).' },
+          node: { $ref: 'ExplanationNode' },
+          deciding: { type: 'array', items: { $ref: 'DecidingTest' } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const ExplanationNodeSchema = {
+  $id: 'ExplanationNode',
+  description: 'A node of an explanation tree, by `kind`: `rule`, `input` or `parameter` (a parameter requested as an output).',
+  oneOf: [{ $ref: 'ExplanationRuleNode' }, { $ref: 'ExplanationInputNode' }, { $ref: 'ExplanationParameterNode' }],
+} as const;
+
+export const ExplanationFigureSchema = {
+  $id: 'ExplanationFigure',
+  type: 'object',
+  description: 'A dated figure (a parameter value) a rule read.',
+  required: ['name', 'legal_id', 'key', 'value', 'in_force', 'citation'],
+  properties: { name: str, legal_id: str, key: { type: ['integer', 'null'], description: 'The table row read (null for a single value).' }, value: {}, in_force: inForce, citation },
+} as const;
+
+export const ExplanationRuleNodeSchema = {
+  $id: 'ExplanationRuleNode',
+  type: 'object',
+  required: ['kind', 'name', 'legal_id', 'entity', 'entity_id', 'value', 'formula', 'in_force', 'citation', 'figures', 'branches', 'comparisons', 'children'],
+  properties: {
+    kind: { const: 'rule' },
+    name: str,
+    legal_id: str,
+    entity: str,
+    entity_id: str,
+    value: {},
+    formula: { type: 'string', description: 'The formula of the version in force, as evaluated (a `match` reads as its `if` chain).' },
+    in_force: inForce,
+    citation,
+    figures: { type: 'array', items: { $ref: 'ExplanationFigure' } },
+    branches: {
+      type: 'array',
+      items: { type: 'object', required: ['condition', 'branch'], properties: { condition: { type: 'string', description: 'The condition that held, or `else`.' }, branch: int } },
+    },
+    comparisons: { type: 'array', items: comparison },
+    children: { type: 'array', items: { $ref: 'ExplanationNode' }, description: 'The rules and inputs it read, in the order read.' },
+  },
+} as const;
+
+export const ExplanationInputNodeSchema = {
+  $id: 'ExplanationInputNode',
+  type: 'object',
+  required: ['kind', 'name', 'legal_id', 'entity', 'entity_id', 'value', 'status', 'citation'],
+  properties: {
+    kind: { const: 'input' },
+    name: str,
+    legal_id: nullableStr,
+    entity: str,
+    entity_id: str,
+    value: {},
+    status: { enum: ['given', 'assumed'] },
+    field: { type: 'string', description: 'Where the household gave it (or gave it as null).' },
+    reason: { enum: ['not_given', 'null'], description: 'Why an assumed input was assumed.' },
+    citation: { ...citation, description: 'The sources of the rule that reads it.' },
+  },
+} as const;
+
+export const ExplanationParameterNodeSchema = {
+  $id: 'ExplanationParameterNode',
+  type: 'object',
+  required: ['kind', 'name', 'legal_id', 'key', 'value', 'in_force', 'citation', 'children'],
+  properties: {
+    kind: { const: 'parameter' },
+    name: str,
+    legal_id: str,
+    key: { type: ['integer', 'null'] },
+    value: {},
+    in_force: inForce,
+    citation,
+    children: { type: 'array', items: { $ref: 'ExplanationInputNode' } },
+  },
+} as const;
+
+export const DecidingTestSchema = {
+  $id: 'DecidingTest',
+  type: 'object',
+  description: 'A test that decided a false, zero or undetermined output: a comparison with both sides, or a condition input.',
+  required: ['rule', 'name', 'entity_id', 'test', 'holds', 'citation', 'text'],
+  properties: {
+    rule: { type: 'string', description: 'The legal id of the rule whose formula holds the test.' },
+    name: str,
+    entity_id: str,
+    test: str,
+    holds: { type: ['boolean', 'null'] },
+    comparison,
+    input: { type: 'object', required: ['name', 'value', 'status'], properties: { name: str, value: {}, status: { enum: ['given', 'assumed'] } } },
+    citation,
+    text: { type: 'string', description: 'The test in words, with both values and the citation.' },
+  },
+} as const;
+
 export const CalculateResponseSchema = {
   $id: 'CalculateResponse',
   type: 'object',
-  required: ['engine', 'runtime', 'program_id', 'jurisdiction', 'outputs', 'trace', 'warnings'],
+  required: ['engine', 'runtime', 'program_id', 'jurisdiction', 'outputs', 'trace', 'warnings', 'assumptions'],
   properties: {
     engine: { const: 'rules' },
     runtime: { type: 'object', required: ['id', 'mode'], properties: { id: str, mode: { enum: ['fixture', 'compiled'] } } },
@@ -118,6 +270,8 @@ export const CalculateResponseSchema = {
     outputs: { type: 'object', additionalProperties: true },
     trace: { type: 'array', items: { $ref: 'TraceEntry' } },
     warnings: strings,
+    assumptions: { type: 'array', items: { $ref: 'Assumption' }, description: 'Every fact the answer rests on that the household did not give, in the order first read (empty when it gives every input the outputs read).' },
+    explanation: { $ref: 'Explanation' },
   },
 } as const;
 
@@ -137,7 +291,11 @@ export const BatchResultSchema = {
       required: ['status', 'error'],
       properties: {
         status: { const: 'error' },
-        error: { type: 'object', required: ['code', 'message'], properties: { code: { enum: ['unsupported_program', 'invalid_household', 'runtime_error'] }, message: str } },
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: { code: { enum: ['unsupported_program', 'invalid_household', 'runtime_error'] }, message: str, assumptions: { type: 'array', items: { $ref: 'Assumption' } } },
+        },
       },
     },
   ],
@@ -373,6 +531,14 @@ const API_SCHEMAS = [
   SearchRequestSchema,
   SearchResultsSchema,
   TraceEntrySchema,
+  AssumptionSchema,
+  ExplanationSchema,
+  ExplanationNodeSchema,
+  ExplanationFigureSchema,
+  ExplanationRuleNodeSchema,
+  ExplanationInputNodeSchema,
+  ExplanationParameterNodeSchema,
+  DecidingTestSchema,
   CalculateResponseSchema,
   BatchRequestSchema,
   BatchResultSchema,

@@ -21,12 +21,15 @@ export type ScalarExpr =
   | { k: 'date_add_days'; a: ScalarExpr; b: ScalarExpr }
   | { k: 'count'; rel: number; pred: JudgmentExpr | null }
   | { k: 'sum'; rel: number; value: ScalarExpr; pred: JudgmentExpr | null }
-  | { k: 'if'; branches: { cond: JudgmentExpr; then: ScalarExpr }[]; otherwise: ScalarExpr }
+  | IfExpr
   | { k: 'over_periods'; fn: string };
+
+export type IfExpr = { k: 'if'; branches: { cond: JudgmentExpr; then: ScalarExpr }[]; otherwise: ScalarExpr };
+export type CmpExpr = { k: 'cmp'; op: CmpOp; a: ScalarExpr; b: ScalarExpr };
 
 export type JudgmentExpr =
   | { k: 'const'; holds: boolean }
-  | { k: 'cmp'; op: CmpOp; a: ScalarExpr; b: ScalarExpr }
+  | CmpExpr
   /** A Judgment rule; `onCurrent` (derived-relation predicates) reads it on the current entity. */
   | { k: 'jrule'; rule: number; onCurrent?: boolean }
   | { k: 'jinput'; slot: string }

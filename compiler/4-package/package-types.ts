@@ -39,6 +39,8 @@ export interface CalculateRequest {
   jurisdiction: string;
   household: Record<string, unknown>;
   variables?: string[];
+  assumptions?: 'allow' | 'refuse';
+  explain?: boolean;
 }
 
 /** What the trace needs to attribute a value to law: per rule of the executable, by index. */
@@ -79,6 +81,8 @@ export interface RuntimePackage {
   person_entity: string | null;
   executable: ExecutableJson;
   rule_info: RuleInfo[];
+  /** The same, per parameter of the executable (absent from packages compiled before it was recorded). */
+  parameter_info?: RuleInfo[];
 }
 
 export interface GraphRule {

@@ -84,14 +84,18 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
     person_entity: personEntity,
     executable,
     rule_info: program.rules.map((r) => ({
-      sources: [r.decl.source, r.decl.sourceUrl].filter((s): s is string => !!s),
+      sources: declSources(r.decl),
       ...(r.decl.unit ? { unit: r.decl.unit } : {}),
       ...(r.decl.period ? { period: r.decl.period } : {}),
     })),
+    parameter_info: program.parameters.map((p) => ({ sources: declSources(p.decl), ...(p.decl.unit ? { unit: p.decl.unit } : {}) })),
   };
   pkg.sample_request = sampleRequest(program, pkg);
   return pkg;
 }
+
+/** A rule's or parameter's legal sources: its citation and the citation's URL. */
+const declSources = (decl: { source?: string; sourceUrl?: string }): string[] => [decl.source, decl.sourceUrl].filter((s): s is string => !!s);
 
 /** A guess for an input nobody gave an example for. */
 export function guess(input: PackageEntity['inputs'][number], period: string): unknown {

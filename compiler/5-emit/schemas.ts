@@ -22,6 +22,12 @@ export const CalculateRequestSchema = {
       description: 'Conventions: `entities` ({Entity: {id: {input: value}}}, ids from the package detail; the form of `sample_request`), `facts`, `people`, `spm_units`, `period` (YYYY-MM), `relations`. An unknown input is 400 `invalid_household`; an unknown top-level key is a warning.',
     },
     variables: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 } },
+    assumptions: {
+      enum: ['allow', 'refuse'],
+      description:
+        'What to do when the answer would rest on a fact the household does not give (an input a requested output reads, absent or null, or the period). `allow` (the default): answer, listing each in the response\'s `assumptions` and one warning. `refuse`: answer 400 `invalid_household` whose `error.assumptions` lists them instead, so a client can ask for exactly those and try again.',
+    },
+    explain: { type: 'boolean', description: 'Add `explanation` (schema Explanation, `explanation_version` 1): for each output, the tree of what it was computed from and, for a false or zero value, the tests that decided it.' },
   },
 } as const;
 
@@ -95,6 +101,9 @@ export const RuntimePackageDetailSchema = {
   },
 } as const;
 
+/** What a citation needs of a rule or parameter: its sources, unit and period (by index in the executable). */
+const ruleInfo = { type: 'object', required: ['sources'], properties: { sources: strings, unit: str, period: str } } as const;
+
 /** A stored runtime package: the API detail plus what executes it. */
 export const RuntimePackageFileSchema = {
   $id: 'RuntimePackageFile',
@@ -125,7 +134,8 @@ export const RuntimePackageFileSchema = {
         paramById: { type: 'array', items: { type: 'array', prefixItems: [str, int], minItems: 2, maxItems: 2 } },
       },
     },
-    rule_info: { type: 'array', items: { type: 'object', required: ['sources'], properties: { sources: strings, unit: str, period: str } } },
+    rule_info: { type: 'array', items: ruleInfo },
+    parameter_info: { type: 'array', items: ruleInfo },
   },
 } as const;
 

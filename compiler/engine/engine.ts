@@ -1,7 +1,8 @@
 import type { Executable } from '../3-lower/ir.js';
 import { CompiledEvaluation } from './compiled/evaluation.js';
 import type { Dataset } from './dataset.js';
-import { Evaluation, type Result } from './evaluate.js';
+import { Evaluation, type EvaluationOptions, type InputRead, type Result } from './evaluate.js';
+import type { EvaluationObserver } from './observer.js';
 import type { Period } from './period.js';
 import type { Value } from '../values.js';
 
@@ -15,6 +16,8 @@ export const ENGINES: readonly EngineName[] = ['compiled', 'interpreter'];
 /** One query: rule results stay in the engine's own form until `value` or `json` converts them. */
 export interface EngineEvaluation {
   readonly trace: { rule: number; entity: string; result: unknown }[] | null;
+  /** Inputs read, in the order first read (the compiled engine may list one again when a caller reads it directly). */
+  readonly inputsRead: readonly InputRead[];
   rule(index: number, entity: string): unknown;
   value(result: unknown): Result;
   json(result: unknown, judgment: boolean): unknown;
@@ -22,6 +25,7 @@ export interface EngineEvaluation {
   parameter(index: number, key: number): Value;
 }
 
-export function startEvaluation(engine: EngineName, exec: Executable, dataset: Dataset, period: Period, options: { trace?: boolean; deadline?: number } = {}): EngineEvaluation {
-  return engine === 'compiled' ? new CompiledEvaluation(exec, dataset, period, options) : new Evaluation(exec, dataset, period, options);
+/** An observer needs the interpreter: the compiled engine reports nothing but its trace and the inputs read. */
+export function startEvaluation(engine: EngineName, exec: Executable, dataset: Dataset, period: Period, options: EvaluationOptions & { observer?: EvaluationObserver } = {}): EngineEvaluation {
+  return engine === 'compiled' && !options.observer ? new CompiledEvaluation(exec, dataset, period, options) : new Evaluation(exec, dataset, period, options);
 }

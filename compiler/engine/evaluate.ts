@@ -1,6 +1,7 @@
-import type { ExecRule, ExecVersion, Executable, JudgmentExpr, Relation, ScalarExpr } from '../3-lower/ir.js';
+import type { ExecRule, Executable, JudgmentExpr, Relation, ScalarExpr } from '../3-lower/ir.js';
 import type { Dataset } from './dataset.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, outcomeJson } from './logic.js';
+import type { EvaluationObserver } from './observer.js';
 import { type Period, periodLabel } from './period.js';
 import { Day, Decimal, formatValue, kindOf, toJson, type Value, ZERO } from '../values.js';
 
@@ -41,6 +42,19 @@ export interface TraceStep {
 
 export type Result = Value | Outcome;
 
+/** An input a query read, for the first time, for an entity id: the household adapter tells given from assumed by them. */
+export interface InputRead {
+  slot: string;
+  entity: string;
+}
+
+export interface EvaluationOptions {
+  /** Record every rule value computed (`trace`). */
+  trace?: boolean;
+  /** Wall-clock limit, ms since the epoch. */
+  deadline?: number;
+}
+
 /** decimal.js's rounding mode for each RuleSpec one (both engines round with these). */
 export const ROUNDING = {
   half_up: Decimal.ROUND_HALF_UP,
@@ -60,16 +74,21 @@ export class Evaluation {
   private readonly members = new Map<string, string[]>();
   /** Every rule value computed, when tracing is on. */
   readonly trace: TraceStep[] | null;
+  /** Every input read, in the order first read. */
+  readonly inputsRead: InputRead[] = [];
+  private readonly inputsSeen = new Set<string>();
+  private readonly observer: EvaluationObserver | undefined;
 
   constructor(
     readonly program: Executable,
     readonly dataset: Dataset,
     readonly period: Period,
-    options: { trace?: boolean; deadline?: number } = {},
+    options: EvaluationOptions & { observer?: EvaluationObserver } = {},
   ) {
     this.memo = program.rules.map(() => new Map());
     this.trace = options.trace ? [] : null;
     this.deadline = options.deadline ?? Infinity;
+    this.observer = options.observer;
   }
 
   /** Wall-clock limit (ms since epoch); checked every few hundred rule evaluations. */
@@ -82,6 +101,7 @@ export class Evaluation {
     const cached = memo.get(entity);
     if (cached !== undefined) {
       if (cached === IN_PROGRESS) throw new EvaluationError(`rule \`${this.program.rules[index].name}\` depends on itself`);
+      this.observer?.readRule(index, entity, cached);
       return cached;
     }
     const rule = this.program.rules[index];
@@ -97,30 +117,39 @@ export class Evaluation {
     }
     memo.set(entity, result);
     this.trace?.push({ rule: index, entity, result });
+    if (this.observer) {
+      this.observer.leaveRule(index, entity, result);
+      this.observer.readRule(index, entity, result);
+    }
     return result;
   }
 
   private compute(rule: ExecRule, entity: string): Result {
     if (rule.unitError) throw new EvaluationError(rule.unitError);
     const version = this.version(rule);
-    if (rule.judgment) return this.judgment(version.expr as JudgmentExpr, entity, entity);
-    let value = this.scalar(version.expr as ScalarExpr, entity, entity);
+    this.observer?.enterRule(rule.index, entity, version);
+    const expr = rule.versions[version].expr;
+    if (rule.judgment) return this.judgment(expr as JudgmentExpr, entity, entity);
+    let value = this.scalar(expr as ScalarExpr, entity, entity);
     if (rule.rounding && value instanceof Decimal) {
       value = value.toDecimalPlaces(rule.rounding.minorUnits, ROUNDING[rule.rounding.mode]);
     }
     return value;
   }
 
-  private version(rule: ExecRule): ExecVersion {
-    if (rule.alwaysApplies) return rule.versions[0];
+  /** The index of the rule's version in effect. */
+  private version(rule: ExecRule): number {
+    if (rule.alwaysApplies) return 0;
     const chosen = latestVersion(rule.versions, this.period.start);
     if (!chosen) throw new EvaluationError(`rule \`${rule.name}\` has no version in effect on ${periodLabel(this.period)}`, { notInEffect: { nextEffective: nextStart(rule.versions, this.period.start) } });
-    return chosen;
+    return rule.versions.indexOf(chosen);
   }
 
   parameter(index: number, key: number): Value {
     const param = this.program.parameters[index];
-    return parameterCell(param, param.versions, this.period, index, key);
+    const value = parameterCell(param, param.versions, this.period, index, key);
+    this.observer?.readParameter(index, param.versions.indexOf(latestVersion(param.versions, this.period.start)!), key, value);
+    return value;
   }
 
   /** A rule result in the reference form (the interpreter computes in it). */
@@ -137,6 +166,12 @@ export class Evaluation {
   input(slot: string, entity: string): Value {
     const value = this.dataset.input(slot, entity, this.period);
     if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { missingInput: { slot, entity } });
+    const seen = `${slot}\u0000${entity}`;
+    if (!this.inputsSeen.has(seen)) {
+      this.inputsSeen.add(seen);
+      this.inputsRead.push({ slot, entity });
+    }
+    this.observer?.readInput(slot, entity, value);
     return value;
   }
 
@@ -231,7 +266,13 @@ export class Evaluation {
         return total;
       }
       case 'if':
-        for (const b of e.branches) if (this.judgment(b.cond, entity, current) === HOLDS) return this.scalar(b.then, entity, current);
+        for (let i = 0; i < e.branches.length; i++) {
+          if (this.judgment(e.branches[i].cond, entity, current) === HOLDS) {
+            this.observer?.branch(e, entity, i);
+            return this.scalar(e.branches[i].then, entity, current);
+          }
+        }
+        this.observer?.branch(e, entity, e.branches.length);
         return this.scalar(e.otherwise, entity, current);
       case 'over_periods':
         throw new EvaluationError(`${e.fn}() is a lifetime reduction; it cannot be evaluated for a single period`);
@@ -240,11 +281,21 @@ export class Evaluation {
   }
 
   judgment(e: JudgmentExpr, entity: string, current: string): Outcome {
+    const outcome = this.judge(e, entity, current);
+    this.observer?.judged(e, entity, outcome);
+    return outcome;
+  }
+
+  private judge(e: JudgmentExpr, entity: string, current: string): Outcome {
     switch (e.k) {
       case 'const':
         return e.holds ? HOLDS : NOT_HOLDS;
-      case 'cmp':
-        return this.compare(e.op, this.scalar(e.a, entity, current), this.scalar(e.b, entity, current));
+      case 'cmp': {
+        const a = this.scalar(e.a, entity, current);
+        const b = this.scalar(e.b, entity, current);
+        this.observer?.compared(e, entity, a, b);
+        return this.compare(e.op, a, b);
+      }
       case 'jrule': {
         const rule = this.program.rules[e.rule];
         const r = this.rule(e.rule, e.onCurrent ? current : entity);

@@ -1,8 +1,10 @@
-import { type EngineName, startEvaluation } from '../engine/engine.js';
+import { type EngineEvaluation, type EngineName, startEvaluation } from '../engine/engine.js';
 import { EvaluationError } from '../engine/evaluate.js';
 import { Day, Decimal, toJson } from '../values.js';
 import type { CalculateRequest } from '../4-package/package-types.js';
-import { HouseholdError, prepareHousehold } from './household.js';
+import { type ExplainTarget, type Explanation, buildExplanation } from './explain/explanation.js';
+import { QueryRecord } from './explain/record.js';
+import { HouseholdError, type PreparedHousehold, prepareHousehold } from './household.js';
 import type { LoadedPackage } from './loaded-package.js';
 
 // One calculation: a household through a package, the requested outputs, and a trace that
@@ -18,11 +20,42 @@ export interface TraceEntry {
   entity: string;
 }
 
+/**
+ * A fact the answer rests on that the household did not give: an input a requested output read
+ * (absent, or given as null) and took its package default, or the period. `input`, `entity` and
+ * `entity_id` are as the package detail names them, so the value can be sent back under
+ * `household.entities[entity][entity_id][input]` (`field`); the period under `household.period`.
+ */
+export interface Assumption {
+  input: string;
+  legal_id: string | null;
+  entity: string | null;
+  entity_id: string | null;
+  value: unknown;
+  reason: 'not_given' | 'null' | 'invalid';
+  field: string;
+}
+
 export interface CalculationResult {
   period: string;
   outputs: Record<string, unknown>;
   trace: TraceEntry[];
   warnings: string[];
+  assumptions: Assumption[];
+  explanation?: Explanation;
+}
+
+/** `assumptions: "refuse"` and the answer would rest on some: the household must give them first. */
+export class AssumptionsRefused extends HouseholdError {
+  constructor(readonly assumptions: Assumption[]) {
+    super('household', `the answer depends on ${assumptions.length} ${assumptions.length === 1 ? 'fact' : 'facts'} the household does not give (assumptions are refused): ${assumptions.map(describeAssumption).join('; ')}; give them and ask again`);
+  }
+}
+
+function describeAssumption(a: Assumption): string {
+  if (a.input === 'period') return `period (${a.reason === 'invalid' ? 'not a YYYY-MM month' : 'not given'}; the default is ${a.value})`;
+  const where = a.entity_id === null ? '' : ` of ${a.entity} ${a.entity_id}`;
+  return `${a.input}${where} (${a.field}${a.reason === 'null' ? ', given as null' : ''}; the default is ${JSON.stringify(a.value)})`;
 }
 
 /** A requested variable the package does not have: the request itself is wrong. */
@@ -62,6 +95,10 @@ export interface CalculateOptions {
   engine?: EngineName;
   /** Record the trace (default true). */
   trace?: boolean;
+  /** `refuse`: an answer that would rest on assumptions is an AssumptionsRefused error instead (default `allow`). */
+  assumptions?: 'allow' | 'refuse';
+  /** Add the explanation of every output (evaluated by the reference interpreter, which reports what it reads). */
+  explain?: boolean;
 }
 
 export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest, 'household' | 'variables'>, options: CalculateOptions = {}): CalculationResult {
@@ -73,8 +110,10 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     return t;
   });
   const prepared = prepareHousehold(loaded, request.household);
-  const evaluation = startEvaluation(options.engine ?? 'compiled', exec, prepared.dataset, prepared.period, { trace: options.trace ?? true, deadline: options.deadline });
+  const record = options.explain ? new QueryRecord() : undefined;
+  const evaluation = startEvaluation(options.engine ?? 'compiled', exec, prepared.dataset, prepared.period, { trace: options.trace ?? true, deadline: options.deadline, observer: record });
   const outputs: Record<string, unknown> = {};
+  const explained: ExplainTarget[] = [];
   try {
     targets.forEach((t, i) => {
       if (t.kind === 'rule') {
@@ -82,6 +121,7 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
         const ids = prepared.instancesOf(rule.entity);
         const values = ids.map((id) => evaluation.json(evaluation.rule(t.index, id), rule.judgment));
         outputs[variables[i]] = ids.length === 1 && ids[0] === prepared.mainId ? values[0] : Object.fromEntries(ids.map((id, k) => [id, values[k]]));
+        explained.push({ output: variables[i], kind: 'rule', index: t.index, ids });
       } else {
         const param = exec.parameters[t.index];
         let key = 0;
@@ -90,6 +130,7 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
           key = k instanceof Decimal ? k.toNumber() : 0;
         }
         outputs[variables[i]] = toJson(evaluation.parameter(t.index, key));
+        explained.push({ output: variables[i], kind: 'param', index: t.index, key });
       }
     });
   } catch (err) {
@@ -109,9 +150,48 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     }
     throw err;
   }
+  const assumptions = assumptionsOf(loaded, prepared, evaluation);
+  if (options.assumptions === 'refuse' && assumptions.length) throw new AssumptionsRefused(assumptions);
   const trace = (evaluation.trace ?? []).map((step): TraceEntry => {
     const rule = exec.rules[step.rule];
     return { rule_id: rule.id, variable: rule.name, value: evaluation.json(step.result, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
   });
-  return { period: prepared.periodLabel, outputs, trace, warnings: [...prepared.warnings, ...coverageWarnings(pkg, prepared.period.start)] };
+  const warnings = [...prepared.warnings, ...assumptionWarning(assumptions), ...coverageWarnings(pkg, prepared.period.start)];
+  return { period: prepared.periodLabel, outputs, trace, warnings, assumptions, ...(record ? { explanation: buildExplanation(loaded, record, prepared, explained) } : {}) };
+}
+
+/** The period, if the household did not give a valid one, then every input read that it did not give, in the order first read. */
+function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold, evaluation: EngineEvaluation): Assumption[] {
+  const assumptions: Assumption[] = [];
+  if (prepared.periodAssumed) {
+    assumptions.push({ input: 'period', legal_id: null, entity: null, entity_id: null, value: prepared.periodLabel, reason: prepared.periodAssumed.reason, field: 'household.period' });
+  }
+  const seen = new Set<string>();
+  for (const { slot, entity } of evaluation.inputsRead) {
+    const key = `${slot}\u0000${entity}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const origin = prepared.origin(slot, entity);
+    if (origin.given) continue;
+    const label = prepared.entityOf(slot, entity);
+    const value = prepared.dataset.input(slot, entity, prepared.period);
+    assumptions.push({
+      input: slot,
+      legal_id: loaded.resolveInput(label, slot)?.legal_id ?? null,
+      entity: label,
+      entity_id: entity,
+      value: value === undefined ? null : toJson(value),
+      reason: origin.reason,
+      field: `household.entities.${label}.${entity}.${slot}`,
+    });
+  }
+  return assumptions;
+}
+
+/** One warning naming every input assumed (the period has its own), for clients that read only `warnings`. */
+function assumptionWarning(assumptions: Assumption[]): string[] {
+  const inputs = assumptions.filter((a) => a.input !== 'period');
+  if (!inputs.length) return [];
+  const listed = inputs.map((a) => `${a.input}${a.entity_id === null ? '' : ` (${a.entity} ${a.entity_id})`} = ${JSON.stringify(a.value)}${a.reason === 'null' ? ' (given as null)' : ''}`);
+  return [`assumed ${inputs.length} ${inputs.length === 1 ? 'input' : 'inputs'} the household does not give, at the package defaults: ${listed.join(', ')}; each is in \`assumptions\`, and giving it makes the answer rest on facts`];
 }

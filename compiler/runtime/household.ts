@@ -3,7 +3,7 @@ import { monthPeriod, type Period } from '../engine/period.js';
 import { Day, Decimal, type Value } from '../values.js';
 import type { PackageEntity, PackageInput } from '../4-package/package-types.js';
 import type { LoadedPackage } from './loaded-package.js';
-import { isMoney, isSizeInput, valueKind } from '../dtypes.js';
+import { isAgeInput, isMoney, isNonNegative, isSizeInput, MAX_AGE_YEARS, valueKind } from '../dtypes.js';
 
 // The household adapter: one documented mapping from a CalculateRequest household to the
 // engine's inputs.
@@ -21,7 +21,12 @@ import { isMoney, isSizeInput, valueKind } from '../dtypes.js';
 // that counts people (`count_from`, e.g. household_size) defaults to the number of people.
 // Omitted inputs take the package defaults; an input without a default is required when a
 // formula reaches it. Nothing is dropped silently: unknown inputs, entities and ids are errors;
-// unknown top-level keys, extra spm_units and unlinked entity instances are warnings.
+// unknown top-level keys, extra spm_units and unlinked entity instances are warnings; a default
+// taken for an input the calculation reads is an assumption (see `origin`, and calculate.ts).
+//
+// One input, one value: two names for one input in one object (an alias, the canonical name, the
+// legal id) with different values are an error naming both; across conventions the more specific
+// wins (facts over entities over people and spm_units), with a warning naming both.
 
 export class HouseholdError extends Error {
   constructor(
@@ -49,12 +54,24 @@ const MAX_MAGNITUDE_NUMBER = MAX_MAGNITUDE.toNumber();
  */
 export const MAX_HOUSEHOLD_PEOPLE = 100;
 
+/** Where an input's value for one entity id came from: the household, or the package default. */
+export type InputOrigin = { given: true; field: string } | { given: false; reason: 'not_given' | 'null'; field?: string };
+
+/** Why the period was assumed: none given, or one that is not a YYYY-MM month. */
+export type PeriodAssumption = { reason: 'not_given' } | { reason: 'invalid'; given: unknown };
+
 export interface PreparedHousehold {
   dataset: Dataset;
   period: Period;
   periodLabel: string;
+  /** Set when the package's default period was used. */
+  periodAssumed: PeriodAssumption | undefined;
   mainId: string;
   warnings: string[];
+  /** Given (and where) or assumed (and why), for an input the calculation read. */
+  origin(slot: string, entityId: string): InputOrigin;
+  /** The package entity whose input `slot` is, for that entity id (as the package detail names it). */
+  entityOf(slot: string, entityId: string): string;
   /** Where each (input, entity id) came from, to name the field when it is missing. */
   fieldOf(slot: string, entityId: string): string;
   /** The entity ids a rule of `entity` is evaluated for (the main entity: its one id). */
@@ -63,7 +80,8 @@ export interface PreparedHousehold {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function coerce(input: PackageInput, raw: unknown, field: string): Value {
+/** The value of an input as given; `warn` hears what was read other than as given (a number in text). */
+function coerce(input: PackageInput, raw: unknown, field: string, warn?: (message: string) => void): Value {
   const fail = (what: string): never => {
     throw new HouseholdError(field, `must be ${what} (${input.name} is ${input.dtype}), got ${JSON.stringify(raw)}`);
   };
@@ -85,7 +103,8 @@ function coerce(input: PackageInput, raw: unknown, field: string): Value {
       if (typeof raw !== 'string' || !/^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim())) fail('a number');
       const n = new Decimal((raw as string).trim());
       if (isWholeDtype(input) && !n.isInteger()) fail('a whole number');
-      checkNumber(input, raw, n.toString(), field, n.abs().gt(MAX_MAGNITUDE), n.lt(1), n.gt(MAX_HOUSEHOLD_PEOPLE), n.isNegative());
+      checkNumber(input, raw, n.toString(), field, n.abs().gt(MAX_MAGNITUDE), n.lt(1), n.gt(MAX_HOUSEHOLD_PEOPLE), n.isNegative(), n.gt(MAX_AGE_YEARS));
+      warn?.(`${field}: the number was given as text (${JSON.stringify(raw)}); read as ${n}`);
       return n;
     }
   }
@@ -95,20 +114,22 @@ const isWholeDtype = (input: PackageInput) => valueKind(input.dtype) === 'whole'
 
 /** A JSON number: the checks run on the double itself (exact against these whole thresholds), then one Decimal of its shortest decimal form. */
 function coerceNumber(input: PackageInput, raw: number, field: string, fail: (what: string) => never): Value {
-  if (!Number.isFinite(raw)) fail('a number');
+  // JSON.parse reads a literal beyond the doubles (1e309) as Infinity: say so, not "got null"
+  if (!Number.isFinite(raw)) throw new HouseholdError(field, `must be a finite number (${input.name} is ${input.dtype}), got a number too large to represent`);
   if (isWholeDtype(input) && !Number.isInteger(raw)) fail('a whole number');
-  checkNumber(input, raw, String(raw), field, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0);
+  checkNumber(input, raw, String(raw), field, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0, raw > MAX_AGE_YEARS);
   return new Decimal(raw === 0 ? 0 : raw); // not -0: String(-0) is "0"
 }
 
 /** The range checks of a number input, given the comparisons already made on its value. */
-function checkNumber(input: PackageInput, raw: unknown, shown: string, field: string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean): void {
+function checkNumber(input: PackageInput, raw: unknown, shown: string, field: string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean, beyondAge: boolean): void {
   if (tooLarge) throw new HouseholdError(field, `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
   if (isSizeInput(input.name)) {
     if (belowOne) throw new HouseholdError(field, `must be at least 1, got ${JSON.stringify(raw)}`);
     if (beyondPeople) throw new HouseholdError(field, `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${shown}`);
   }
-  if (negative && isMoney(input.dtype, input.unit)) throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
+  if (negative && (isMoney(input.dtype, input.unit) || isNonNegative(input))) throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
+  if (beyondAge && isAgeInput(input)) throw new HouseholdError(field, `must be at most ${MAX_AGE_YEARS} (the plausible bound on a person's age in years), got ${shown}`);
 }
 
 export function prepareHousehold(loaded: LoadedPackage, household: unknown): PreparedHousehold {
@@ -127,20 +148,32 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
 
 type Obj = Record<string, unknown>;
 
+/** How specific each convention is: a value given in a more specific one wins (`facts` are overrides). */
+const PRECEDENCE: Record<string, number> = { spm_units: 0, people: 0, relations: 0, entities: 1, facts: 2 };
+
+/** A value as the household gave it: where, and in which object (`container`, to tell two names in one object from two conventions). */
+interface Given {
+  value: Value;
+  field: string;
+  container: string;
+  precedence: number;
+}
+
 /** The household read convention by convention: values and fields per entity id, labels, relation tuples, warnings. */
 class HouseholdReader {
   readonly warnings: string[] = [];
   readonly periodLabel: string;
+  readonly periodAssumed: PeriodAssumption | undefined;
   readonly main: PackageEntity;
   readonly mainId: string;
   readonly person: PackageEntity | undefined;
-  /** (entity id) → (input name → value) */
-  readonly values = new Map<string, Map<string, Value>>();
+  /** (entity id) → (input name → the value given) */
+  readonly given = new Map<string, Map<string, Given>>();
+  /** (entity id) → (input name → the field given as null): the default is taken, and said to be */
+  readonly nulls = new Map<string, Map<string, string>>();
   /** an entity id may carry inputs of several entities (entities label inputs; they do not
    *  partition evaluation), so each id has a set of labels */
   readonly labels = new Map<string, Set<string>>();
-  /** entity id → input name → the request field it came from */
-  readonly fields = new Map<string, Map<string, string>>();
   readonly tuples: { relation: string; tuple: [string, string] }[] = [];
   peopleCount: number | undefined;
 
@@ -153,10 +186,14 @@ class HouseholdReader {
       if (!CONVENTIONS.includes(key)) this.warnings.push(`household.${key}: not a household convention (${CONVENTIONS.join(', ')}); ignored${suggest(key, CONVENTIONS)}`);
     }
     this.periodLabel = pkg.default_period;
-    if (household.period !== undefined) {
-      const valid = typeof household.period === 'string' && monthPeriod(household.period);
-      if (valid) this.periodLabel = household.period as string;
-      else this.warnings.push(`household.period ${JSON.stringify(household.period)} is not a YYYY-MM month; used the package default ${pkg.default_period}`);
+    if (household.period === undefined || household.period === null) {
+      this.periodAssumed = { reason: 'not_given' };
+      this.warnings.push(`household.period is not given; assumed the package's default period ${pkg.default_period}`);
+    } else if (typeof household.period === 'string' && monthPeriod(household.period)) {
+      this.periodLabel = household.period;
+    } else {
+      this.periodAssumed = { reason: 'invalid', given: household.period };
+      this.warnings.push(`household.period ${JSON.stringify(household.period)} is not a YYYY-MM month; assumed the package's default period ${pkg.default_period}`);
     }
     this.main = loaded.entity(pkg.main_entity)!;
     this.mainId = this.main.id_template;
@@ -173,31 +210,51 @@ class HouseholdReader {
   }
 
   fieldOf(name: string, entityId: string): string | undefined {
-    return this.fields.get(entityId)?.get(name);
+    return this.given.get(entityId)?.get(name)?.field;
   }
 
-  private setField(name: string, entityId: string, field: string): void {
-    const byName = this.fields.get(entityId);
-    if (byName) byName.set(name, field);
-    else this.fields.set(entityId, new Map([[name, field]]));
+  valueOf(name: string, entityId: string): Value | undefined {
+    return this.given.get(entityId)?.get(name)?.value;
   }
 
-  private set(entityLabel: string, entityId: string, key: string, raw: unknown, field: string): void {
+  private set(entityLabel: string, entityId: string, key: string, raw: unknown, field: string, container: string): void {
     const pkg = this.loaded.pkg;
     const input = this.loaded.resolveInput(entityLabel, key);
     if (!input) {
       const known = this.loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
       throw new HouseholdError(field, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, known)}`);
     }
-    if (raw === null || raw === undefined) return; // explicit null: take the default
-    if (!this.values.has(entityId)) this.values.set(entityId, new Map());
-    this.values.get(entityId)!.set(input.name, coerce(input, raw, field));
-    this.setField(input.name, entityId, field);
+    if (raw === null || raw === undefined) {
+      // explicit null: the default is taken, and reported as an assumption when it is read
+      const byName = this.nulls.get(entityId) ?? this.nulls.set(entityId, new Map()).get(entityId)!;
+      if (!byName.has(input.name)) byName.set(input.name, field);
+      return;
+    }
+    const value = coerce(input, raw, field, (message) => this.warnings.push(message));
+    this.keep(input.name, entityId, { value, field, container, precedence: PRECEDENCE[container.split('.')[1]] ?? 0 });
+  }
+
+  /** One value per input and entity id: two in one object must agree; across conventions the more specific wins, with a warning. */
+  private keep(name: string, entityId: string, next: Given): void {
+    const byName = this.given.get(entityId) ?? this.given.set(entityId, new Map()).get(entityId)!;
+    const earlier = byName.get(name);
+    if (!earlier) {
+      byName.set(name, next);
+      return;
+    }
+    if (sameValue(earlier.value, next.value)) return;
+    const both = `${earlier.field} (${formatGiven(earlier.value)}) and ${next.field} (${formatGiven(next.value)})`;
+    if (earlier.container === next.container || earlier.precedence === next.precedence) {
+      throw new HouseholdError(next.field, `gives input \`${name}\` a second, different value: ${both} name the same input; give it once`);
+    }
+    const [used, overridden] = next.precedence > earlier.precedence ? [next, earlier] : [earlier, next];
+    byName.set(name, used);
+    this.warnings.push(`${used.field} (${formatGiven(used.value)}) overrides ${overridden.field} (${formatGiven(overridden.value)}), the same input \`${name}\`: the calculation uses ${formatGiven(used.value)}`);
   }
 
   setAll(entityLabel: string, entityId: string, obj: unknown, field: string): void {
     if (!isObj(obj)) throw new HouseholdError(field, 'must be an object of input values');
-    for (const k of Object.keys(obj)) this.set(entityLabel, entityId, k, obj[k], `${field}.${k}`);
+    for (const k of Object.keys(obj)) this.set(entityLabel, entityId, k, obj[k], `${field}.${k}`, field);
   }
 
   /** An instance of a member entity belongs to the main entity through that entity's relations. */
@@ -291,12 +348,11 @@ class HouseholdReader {
       for (const l of this.labels.values()) if (l.has(person.entity)) members++;
     }
     if (!countInput || (peopleCount === undefined && members <= 0)) return;
-    const given = this.values.get(mainId)?.get(countInput);
+    const given = this.valueOf(countInput, mainId);
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
-      if (!this.values.has(mainId)) this.values.set(mainId, new Map());
-      this.values.get(mainId)!.set(countInput, new Decimal(members));
-      this.setField(countInput, mainId, 'household.people');
+      const field = peopleCount === undefined ? 'household.entities' : 'household.people';
+      this.keep(countInput, mainId, { value: new Decimal(members), field, container: field, precedence: PRECEDENCE.people });
     } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
       this.warnings.push(`${this.fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
     }
@@ -304,14 +360,14 @@ class HouseholdReader {
 
   /** The dataset (given values, else defaults, for every input of every labelled id) and the lookups the engine's errors use. */
   prepared(): PreparedHousehold {
-    const { loaded, main, mainId, person, labels, values } = this;
+    const { loaded, main, mainId, person, labels, given, nulls } = this;
     const period = monthPeriod(this.periodLabel)!;
     const dataset = new Dataset();
     for (const [id, entities] of labels) {
-      const given = values.get(id);
+      const byName = given.get(id);
       for (const entity of entities) {
         for (const input of loaded.entity(entity)?.inputs ?? []) {
-          const value = given?.get(input.name) ?? loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
+          const value = byName?.get(input.name)?.value ?? loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
           if (value !== undefined) dataset.addInput(input.name, id, value, period);
         }
       }
@@ -322,8 +378,19 @@ class HouseholdReader {
       dataset,
       period,
       periodLabel: this.periodLabel,
+      periodAssumed: this.periodAssumed,
       mainId,
       warnings: this.warnings,
+      origin(slot, entityId) {
+        const field = fieldOf(slot, entityId);
+        if (field !== undefined) return { given: true, field };
+        const nullField = nulls.get(entityId)?.get(slot);
+        return nullField === undefined ? { given: false, reason: 'not_given' } : { given: false, reason: 'null', field: nullField };
+      },
+      entityOf(slot, entityId) {
+        for (const entity of labels.get(entityId) ?? []) if (loaded.entity(entity)?.inputs.some((i) => i.name === slot)) return entity;
+        return loaded.entityOfInput(slot) ?? main.entity;
+      },
       fieldOf(slot, entityId) {
         const given = fieldOf(slot, entityId);
         if (given) return given;
@@ -339,6 +406,12 @@ class HouseholdReader {
     };
   }
 }
+
+function sameValue(a: Value, b: Value): boolean {
+  return a instanceof Decimal ? b instanceof Decimal && a.eq(b) : a instanceof Day ? b instanceof Day && a.n === b.n : a === b;
+}
+
+const formatGiven = (v: Value): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** More than MAX_HOUSEHOLD_PEOPLE people listed, or instances of one entity, are refused. */
 function checkPlausibleCounts(peopleCount: number | undefined, labels: Map<string, Set<string>>, mainEntity: string, personEntity: string | undefined): void {

@@ -26,6 +26,6 @@ export function packageSummary(p: ManifestPackage, catalog: Catalog) {
 
 /** RuntimePackageDetail: the package without what only the engine needs. */
 export function packageDetail(pkg: RuntimePackage, catalog: Catalog) {
-  const { executable: _executable, rule_info: _ruleInfo, source, format_version: _format, main_entity: _main, person_entity: _person, ...detail } = pkg;
+  const { executable: _executable, rule_info: _ruleInfo, parameter_info: _parameterInfo, source, format_version: _format, main_entity: _main, person_entity: _person, ...detail } = pkg;
   return { ...detail, mode: catalog.mode, source: { kind: source.kind, target: source.target, module_count: source.modules.length } };
 }

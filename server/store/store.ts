@@ -42,7 +42,7 @@ export interface AuditEntry {
 
 export type BatchResult =
   | { status: 'ok'; result: unknown }
-  | { status: 'error'; error: { code: 'unsupported_program' | 'invalid_household' | 'runtime_error' | 'invalid_request'; message: string } };
+  | { status: 'error'; error: { code: 'unsupported_program' | 'invalid_household' | 'runtime_error' | 'invalid_request'; message: string; assumptions?: unknown[] } };
 
 export interface JobRecord {
   id: string;

@@ -1,6 +1,6 @@
 import type { Executable, Relation } from '../../3-lower/ir.js';
 import type { Dataset } from '../dataset.js';
-import { EvaluationError, latestVersion, nextStart, parameterCell, type Result } from '../evaluate.js';
+import { EvaluationError, type EvaluationOptions, type InputRead, latestVersion, nextStart, parameterCell, type Result } from '../evaluate.js';
 import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../../values.js';
@@ -33,12 +33,14 @@ export class CompiledEvaluation implements EvaluationScope {
   private evaluations = 0;
   /** Every rule value computed, when tracing is on (results in the engine's form: see `value`, `json`). */
   readonly trace: { rule: number; entity: string; result: Fast }[] | null;
+  /** Every input read, in the order first read (memoised per entity, so each is read once by formulas). */
+  readonly inputsRead: InputRead[] = [];
 
   constructor(
     exec: Executable,
     readonly dataset: Dataset,
     readonly period: Period,
-    options: { trace?: boolean; deadline?: number } = {},
+    options: EvaluationOptions = {},
   ) {
     this.program = compiledProgram(exec);
     this.trace = options.trace ? [] : null;
@@ -108,6 +110,7 @@ export class CompiledEvaluation implements EvaluationScope {
   input(slot: string, entity: string): Value {
     const value = this.dataset.input(slot, entity, this.period);
     if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { missingInput: { slot, entity } });
+    this.inputsRead.push({ slot, entity });
     return value;
   }
 

@@ -13,6 +13,11 @@ import { builtPackage, buildWorkspace, calc, loadSerialized, thrown } from '../b
 // maximum allotments 298 (1), 546 (2), 785 (3), 994 (4); gross limits 1,696 (1), 2,888 (3);
 // net limits 1,305 (1), 2,221 (3); medical threshold 35; elderly from age 60.
 
+/** Warnings other than the ones every answer resting on defaults or the default period carries (tested in assumptions.test.ts). */
+function unrelated(result: { warnings: string[] }): string[] {
+  return result.warnings.filter((w) => !w.startsWith('assumed ') && !w.startsWith('household.period'));
+}
+
 /** The household error a calculation throws. */
 function householdError(household: unknown, pkg: 'us/snap' | 'us-ny/ny-snap' = 'us/snap', variables?: string[]): HouseholdError {
   const err = thrown(() => calc(pkg, household, variables));
@@ -30,7 +35,7 @@ describe('facts', () => {
   test('by input name', () => {
     const result = calc('us/snap', { facts: FAMILY_OF_THREE });
     expect(result.outputs).toEqual(FAMILY_OF_THREE_RESULT);
-    expect(result.warnings).toEqual([]);
+    expect(unrelated(result)).toEqual([]);
   });
 
   test('by household alias (`size`, `earned_income`, …)', () => {
@@ -58,8 +63,10 @@ describe('facts', () => {
     expect(result.outputs).toEqual(FAMILY_OF_THREE_RESULT);
   });
 
-  test('numeric text is read as a number', () => {
-    expect(calc('us/snap', { facts: { ...FAMILY_OF_THREE, snap_earned_income: '1500.00' } }).outputs).toEqual(FAMILY_OF_THREE_RESULT);
+  test('numeric text is read as a number, with a warning naming the field', () => {
+    const result = calc('us/snap', { facts: { ...FAMILY_OF_THREE, snap_earned_income: '1500.00' } });
+    expect(result.outputs).toEqual(FAMILY_OF_THREE_RESULT);
+    expect(unrelated(result)).toEqual(['household.facts.snap_earned_income: the number was given as text ("1500.00"); read as 1500']);
   });
 });
 
@@ -71,16 +78,16 @@ describe('spm_units', () => {
   test('the first unit feeds the main entity like facts', () => {
     const result = calc('us/snap', { spm_units: { unit_a: single } });
     expect(result.outputs).toMatchObject({ snap_net_income: 786.5, snap_allotment: 62 });
-    expect(result.warnings).toEqual([]);
+    expect(unrelated(result)).toEqual([]);
   });
 
   test('a second unit is ignored, with a warning naming it', () => {
     // were the second unit used, a household of 5 with no income would get 1,183
     const result = calc('us/snap', { spm_units: { unit_a: single, unit_b: { household_size: 5, snap_unearned_income: 0 } } });
     expect(result.outputs).toMatchObject({ snap_net_income: 786.5, snap_allotment: 62 });
-    expect(result.warnings).toHaveLength(1);
-    expect(result.warnings[0]).toContain('household.spm_units');
-    expect(result.warnings[0]).toContain('unit_b');
+    expect(unrelated(result)).toHaveLength(1);
+    expect(unrelated(result)[0]).toContain('household.spm_units');
+    expect(unrelated(result)[0]).toContain('unit_b');
   });
 
   test('a unit that is not an object is an error naming it', () => {
@@ -145,11 +152,12 @@ describe('people', () => {
 describe('period', () => {
   const household = { facts: FAMILY_OF_THREE };
 
-  test('the package default period is 2026-01', () => {
+  test('without a period, the package default period 2026-01 is used, and said to be assumed', () => {
     expect(builtPackage('us/snap').pkg.default_period).toBe('2026-01');
     const result = calc('us/snap', household);
     expect(result.period).toBe('2026-01');
-    expect(result.warnings).toEqual([]);
+    expect(result.warnings).toContain("household.period is not given; assumed the package's default period 2026-01");
+    expect(result.assumptions[0]).toEqual({ input: 'period', legal_id: null, entity: null, entity_id: null, value: '2026-01', reason: 'not_given', field: 'household.period' });
   });
 
   test('a valid YYYY-MM is used', () => {
@@ -157,16 +165,19 @@ describe('period', () => {
     const result = calc('us/snap', { ...household, period: '2025-11' });
     expect(result.period).toBe('2025-11');
     expect(result.outputs).toEqual(FAMILY_OF_THREE_RESULT);
-    expect(result.warnings).toEqual([]);
+    expect(unrelated(result)).toEqual([]);
+    expect(result.assumptions.map((a) => a.input)).not.toContain('period');
   });
 
-  test.each([['2026-13'], ['2026-1'], ['January 2026'], [202601]])('%j falls back to 2026-01 with a warning', (period) => {
+  test.each([['2026-13'], ['2026-1'], ['January 2026'], [202601]])('%j falls back to 2026-01 with a warning and an assumption', (period) => {
     const result = calc('us/snap', { ...household, period });
     expect(result.period).toBe('2026-01');
     expect(result.outputs).toEqual(FAMILY_OF_THREE_RESULT);
-    expect(result.warnings).toHaveLength(1);
-    expect(result.warnings[0]).toContain('household.period');
-    expect(result.warnings[0]).toContain('2026-01');
+    const about = result.warnings.filter((w) => w.includes('household.period'));
+    expect(about).toHaveLength(1);
+    expect(about[0]).toContain(JSON.stringify(period));
+    expect(about[0]).toContain('2026-01');
+    expect(result.assumptions[0]).toMatchObject({ input: 'period', value: '2026-01', reason: 'invalid', field: 'household.period' });
   });
 });
 
@@ -214,7 +225,7 @@ describe('entities', () => {
   test('a Person given only in entities is a member: it counts as household size and its age matters', () => {
     const result = calc('us/snap', { entities: { Household: { household: { snap_unearned_income: 1200, snap_elderly_or_disabled_medical_expenses: 100, snap_shelter_costs: 1500 } }, Person: { 'person-1': { age: 70 } } } }, ['snap_allotment']);
     expect(result.outputs.snap_allotment).toBe(298);
-    expect(result.warnings).toEqual([]);
+    expect(unrelated(result)).toEqual([]);
   });
 });
 
@@ -261,11 +272,14 @@ describe('defaults', () => {
     // but 0 passes both income tests
     const result = calc('us/snap', { facts: { household_size: 1 } });
     expect(result.outputs).toEqual({ snap_allotment: 298, snap_income_eligible: true, snap_net_income: 0, snap_gross_income: 0 });
-    expect(result.warnings).toEqual([]);
+    expect(unrelated(result)).toEqual([]);
+    expect(result.assumptions.map((a) => a.input)).toEqual(expect.arrayContaining(['snap_earned_income', 'snap_unearned_income', 'snap_shelter_costs']));
   });
 
-  test('an explicit null takes the default', () => {
-    expect(calc('us/snap', { facts: { household_size: 1, snap_earned_income: null } }).outputs.snap_gross_income).toBe(0);
+  test('an explicit null takes the default, and is an assumption', () => {
+    const result = calc('us/snap', { facts: { household_size: 1, snap_earned_income: null } });
+    expect(result.outputs.snap_gross_income).toBe(0);
+    expect(result.assumptions).toContainEqual(expect.objectContaining({ input: 'snap_earned_income', value: 0, reason: 'null' }));
   });
 
   test('every input with a default is not required, and every required input has no default', () => {
@@ -495,8 +509,10 @@ rules:
   });
 
   test('its inputs count, and take their defaults when omitted', () => {
-    expect(calculate(pkg(), { household: { facts: { income: 10 }, entities: { Asset: { household: { asset_value: 5 } } } } })).toMatchObject({ outputs: { benefit: 25 }, warnings: [] });
-    expect(calculate(pkg(), { household: { facts: { income: 10 } } })).toMatchObject({ outputs: { benefit: 20 }, warnings: [] });
+    const given = calculate(pkg(), { household: { period: '2026-01', facts: { income: 10 }, entities: { Asset: { household: { asset_value: 5 } } } } });
+    expect(given).toMatchObject({ outputs: { benefit: 25 }, warnings: [], assumptions: [] });
+    const omitted = calculate(pkg(), { household: { period: '2026-01', facts: { income: 10 } } });
+    expect(omitted).toMatchObject({ outputs: { benefit: 20 }, assumptions: [{ input: 'asset_value', entity: 'Asset', entity_id: 'household', value: 0, reason: 'not_given' }] });
   });
 
   test('another id for it is an error naming the field and the id to use', () => {
@@ -509,7 +525,7 @@ rules:
   test('an instance no tuple links to the household reaches no output: a warning names it', () => {
     const result = calculate(pkg(), { household: { facts: { income: 10 }, entities: { Pet: { rex: { pet_weight: 20 } } } } });
     expect(result.outputs.benefit).toBe(20);
-    expect(result.warnings).toEqual([expect.stringContaining('household.entities: Pet `rex` is linked to the Household (`household`) by no relation, so its inputs reach no output')]);
+    expect(unrelated(result)).toEqual([expect.stringContaining('household.entities: Pet `rex` is linked to the Household (`household`) by no relation, so its inputs reach no output')]);
   });
 });
 

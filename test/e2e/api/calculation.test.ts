@@ -121,9 +121,13 @@ describe('POST /v1/calculate', () => {
     expect(fallback.outputs).toEqual(base);
   });
 
-  test('warnings is an array of strings (empty for a clean compiled calculation)', async () => {
-    const data = expectOk(await calculate(SNAP_REQUEST));
-    expect(data.warnings).toEqual([]);
+  test('warnings is an array of strings: empty for a household that gives every input the outputs read (the package sample_request)', async () => {
+    const detail = expectOk(await t.app.inject({ method: 'GET', url: '/v1/runtime/packages/us/snap', headers: auth(KEYS.calc) })) as { package: { sample_request: CalculateRequest } };
+    const clean = expectOk(await calculate(detail.package.sample_request));
+    expect(clean.warnings).toEqual([]);
+    expect(clean.assumptions).toEqual([]);
+    const partial = expectOk(await calculate(SNAP_REQUEST));
+    expect(partial.warnings).toEqual([expect.stringMatching(/^assumed \d+ inputs the household does not give/)]);
   });
 
   describe('400 invalid_request (schema)', () => {

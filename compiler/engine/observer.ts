@@ -1,0 +1,27 @@
+import type { CmpExpr, IfExpr, JudgmentExpr } from '../3-lower/ir.js';
+import type { Outcome } from './logic.js';
+import type { Value } from '../values.js';
+
+// What the reference interpreter reports while it evaluates, for whoever needs more than values:
+// explanations (which figures, inputs and branches a value came from), coverage (which branches,
+// dated values and rules the companion cases reach). Events arrive in evaluation order; a rule's
+// reads and decisions come between its `enterRule` and `leaveRule`. An error aborts the query,
+// so a rule that fails has no `leaveRule`.
+
+export interface EvaluationObserver {
+  /** A rule starts computing for `entity` with version `version` (an index into its versions). */
+  enterRule(rule: number, entity: string, version: number): void;
+  /** It computed `result` (a Value, or an Outcome for a judgment). */
+  leaveRule(rule: number, entity: string, result: Value | Outcome): void;
+  /** A rule's value was used (computed just now or remembered). */
+  readRule(rule: number, entity: string, result: Value | Outcome): void;
+  readInput(slot: string, entity: string, value: Value): void;
+  /** Cell `key` of version `version` of a parameter was read. */
+  readParameter(param: number, version: number, key: number, value: Value): void;
+  /** An `if` took branch `taken` (an index into its branches; `branches.length` is the `else`). */
+  branch(node: IfExpr, entity: string, taken: number): void;
+  /** A comparison's two sides, before it is decided. */
+  compared(node: CmpExpr, entity: string, a: Value, b: Value): void;
+  /** A judgment node's outcome (every node, comparisons and connectives alike). */
+  judged(node: JudgmentExpr, entity: string, outcome: Outcome): void;
+}

@@ -1,0 +1,363 @@
+import type { CmpExpr, CmpOp, ExecParameter, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
+import { expressionText } from '../../engine/expression-text.js';
+import { HOLDS, NOT_HOLDS, type Outcome, outcomeJson } from '../../engine/logic.js';
+import { Day, toJson, type Value } from '../../values.js';
+import type { LoadedPackage } from '../loaded-package.js';
+import type { PreparedHousehold } from '../household.js';
+import { type FigureRead, type Frame, frameKey, type QueryRecord } from './record.js';
+
+// An answer's explanation: for each requested output, the tree of what it was computed from for
+// this household (rules with their formula in force, the dated figures they read, the branches
+// they took and the comparisons they decided; inputs given or assumed), and, for an output that
+// came out false or zero, the tests that decided it. The shape is ExplanationSchema
+// (server/schemas.ts), versioned by `explanation_version`.
+
+export const EXPLANATION_VERSION = 1;
+
+export interface InForce {
+  from: string | null;
+  to: string | null;
+}
+
+export interface Figure {
+  name: string;
+  legal_id: string;
+  /** The table row read (its `indexed_by` value); null for a single value. */
+  key: number | null;
+  value: unknown;
+  in_force: InForce;
+  citation: string[];
+}
+
+export interface Side {
+  expression: string;
+  value: unknown;
+}
+
+export interface Comparison {
+  test: string;
+  left: Side;
+  op: CmpOp;
+  right: Side;
+  holds: boolean | null;
+}
+
+export interface BranchTaken {
+  /** The condition that held (`else` when none did). */
+  condition: string;
+  /** Its position among the `if`'s arms (the `else` is the last). */
+  branch: number;
+}
+
+export interface RuleNode {
+  kind: 'rule';
+  name: string;
+  legal_id: string;
+  entity: string;
+  entity_id: string;
+  value: unknown;
+  formula: string;
+  in_force: InForce;
+  citation: string[];
+  figures: Figure[];
+  branches: BranchTaken[];
+  comparisons: Comparison[];
+  children: ExplanationNode[];
+}
+
+export interface InputNode {
+  kind: 'input';
+  name: string;
+  legal_id: string | null;
+  entity: string;
+  entity_id: string;
+  value: unknown;
+  status: 'given' | 'assumed';
+  /** Where the household gave it (given), or why it was assumed. */
+  field?: string;
+  reason?: 'not_given' | 'null';
+  /** The sources of the rule that reads it. */
+  citation: string[];
+}
+
+export interface ParameterNode extends Omit<Figure, 'key'> {
+  kind: 'parameter';
+  key: number | null;
+  children: InputNode[];
+}
+
+export type ExplanationNode = RuleNode | InputNode | ParameterNode;
+
+export interface DecidingTest {
+  rule: string;
+  name: string;
+  entity_id: string;
+  /** The test as the formula states it. */
+  test: string;
+  holds: boolean | null;
+  comparison?: Comparison;
+  /** A condition that is an input (true or false as given or assumed). */
+  input?: { name: string; value: unknown; status: 'given' | 'assumed' };
+  citation: string[];
+  /** The test in words, with both values and the citation. */
+  text: string;
+}
+
+export interface ExplainedOutput {
+  output: string;
+  entity: string;
+  entity_id: string;
+  value: unknown;
+  node: ExplanationNode;
+  /** For a value that is false, zero or undetermined: the tests that made it so. */
+  deciding?: DecidingTest[];
+}
+
+export interface Explanation {
+  explanation_version: typeof EXPLANATION_VERSION;
+  period: string;
+  outputs: ExplainedOutput[];
+}
+
+export type ExplainTarget = { output: string } & ({ kind: 'rule'; index: number; ids: string[] } | { kind: 'param'; index: number; key: number });
+
+const day = (n: number | null) => (n === null ? null : new Day(n).toString());
+const json = (v: Value | Outcome): unknown => (v === HOLDS || v === NOT_HOLDS || v === 'undetermined' ? outcomeJson(v) : toJson(v as Value));
+
+/** Words for a comparison, as it came out: `a <= b` that does not hold reads "a exceeds b". */
+const RELATION: Record<CmpOp, [holds: string, fails: string]> = {
+  '<': ['is below', 'is not below'],
+  '<=': ['is at most', 'exceeds'],
+  '>': ['exceeds', 'is at most'],
+  '>=': ['is at least', 'is below'],
+  '==': ['equals', 'differs from'],
+  '!=': ['differs from', 'equals'],
+};
+
+export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, prepared: PreparedHousehold, targets: ExplainTarget[]): Explanation {
+  return new ExplanationBuilder(loaded, record, prepared).build(targets);
+}
+
+class ExplanationBuilder {
+  private readonly nodes = new Map<string, RuleNode>();
+  readonly exec;
+
+  constructor(
+    private readonly loaded: LoadedPackage,
+    private readonly record: QueryRecord,
+    private readonly prepared: PreparedHousehold,
+  ) {
+    this.exec = loaded.executable;
+  }
+
+  build(targets: ExplainTarget[]): Explanation {
+    const outputs: ExplainedOutput[] = [];
+    for (const target of targets) {
+      if (target.kind === 'param') {
+        const node = this.parameterNode(target.index, target.key);
+        outputs.push({ output: target.output, entity: this.loaded.pkg.main_entity, entity_id: this.prepared.mainId, value: node.value, node, ...this.decidingFor(node.value, () => []) });
+        continue;
+      }
+      for (const id of target.ids) {
+        const node = this.ruleNode(target.index, id);
+        outputs.push({ output: target.output, entity: node.entity, entity_id: id, value: node.value, node, ...this.decidingFor(node.value, () => new Deciding(this, this.record).forRule(target.index, id)) });
+      }
+    }
+    return { explanation_version: EXPLANATION_VERSION, period: this.prepared.periodLabel, outputs };
+  }
+
+  /** `deciding` for a value that is false, zero or undetermined; nothing for any other. */
+  private decidingFor(value: unknown, find: () => DecidingTest[]): { deciding?: DecidingTest[] } {
+    return value === false || value === 0 || value === null ? { deciding: find() } : {};
+  }
+
+  frame(rule: number, entity: string): Frame {
+    const frame = this.record.frames.get(frameKey(rule, entity));
+    if (!frame) throw new Error(`no record of rule ${this.exec.rules[rule].name} for ${entity}`);
+    return frame;
+  }
+
+  citation(rule: number): string[] {
+    return this.loaded.pkg.rule_info[rule]?.sources ?? [];
+  }
+
+  /** A rule's node, built once per (rule, entity id): an output that several rules read appears under each, the same. */
+  ruleNode(index: number, entity: string): RuleNode {
+    const key = frameKey(index, entity);
+    const built = this.nodes.get(key);
+    if (built) return built;
+    const frame = this.frame(index, entity);
+    const rule = this.exec.rules[index];
+    const version = rule.versions[frame.version];
+    const citation = this.citation(index);
+    const node: RuleNode = {
+      kind: 'rule',
+      name: rule.name,
+      legal_id: rule.id,
+      entity: rule.entity,
+      entity_id: entity,
+      value: json(frame.result!),
+      formula: expressionText(version.expr, this.exec),
+      in_force: rule.alwaysApplies ? { from: null, to: null } : { from: day(version.from), to: day(version.to) },
+      citation,
+      figures: frame.figures.map((f) => this.figure(f)),
+      branches: [...frame.branches].map(([node, taken]) => ({ condition: taken < node.branches.length ? expressionText(node.branches[taken].cond, this.exec) : 'else', branch: taken })),
+      comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
+      children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
+    };
+    this.nodes.set(key, node);
+    return node;
+  }
+
+  inputNode(slot: string, entity: string, citation: string[]): InputNode {
+    const origin = this.prepared.origin(slot, entity);
+    const label = this.prepared.entityOf(slot, entity);
+    const value = this.prepared.dataset.input(slot, entity, this.prepared.period);
+    return {
+      kind: 'input',
+      name: slot,
+      legal_id: this.loaded.resolveInput(label, slot)?.legal_id ?? null,
+      entity: label,
+      entity_id: entity,
+      value: value === undefined ? null : toJson(value),
+      status: origin.given ? 'given' : 'assumed',
+      ...(origin.given ? { field: origin.field } : { reason: origin.reason, ...(origin.field ? { field: origin.field } : {}) }),
+      citation,
+    };
+  }
+
+  private parameterCitation(param: number): string[] {
+    return this.loaded.pkg.parameter_info?.[param]?.sources ?? [];
+  }
+
+  figure({ param, version, key, value }: FigureRead): Figure {
+    const p: ExecParameter = this.exec.parameters[param];
+    const v = p.versions[version];
+    return { name: p.name, legal_id: p.id, key: p.indexedBy ? key : null, value: toJson(value), in_force: { from: day(v.from), to: day(v.to) }, citation: this.parameterCitation(param) };
+  }
+
+  private parameterNode(index: number, key: number): ParameterNode {
+    const read = this.record.topFigures.find((f) => f.param === index && f.key === key)!;
+    const { name, legal_id, value, in_force, citation } = this.figure(read);
+    const p = this.exec.parameters[index];
+    const children = p.indexedBy ? [this.inputNode(p.indexedBy, this.prepared.mainId, citation)] : [];
+    return { kind: 'parameter', name, legal_id, key: p.indexedBy ? key : null, value, in_force, citation, children };
+  }
+
+  comparison(frame: Frame, node: CmpExpr): Comparison {
+    const [a, b] = frame.sides.get(node)!;
+    const outcome = frame.outcomes.get(node);
+    return {
+      test: expressionText(node, this.exec),
+      left: { expression: expressionText(node.a, this.exec), value: toJson(a) },
+      op: node.op,
+      right: { expression: expressionText(node.b, this.exec), value: toJson(b) },
+      holds: outcome === undefined ? null : outcomeJson(outcome),
+    };
+  }
+}
+
+/**
+ * Why a judgment came out as it did, or a value came out zero: from the output down through the
+ * conditions that decided it to the comparisons and condition inputs at the bottom. A false
+ * conjunction is decided by its false operands, a false disjunction by all of them, a `not` by
+ * its operand the other way round; a value of zero by the conditions of the `if` arm it took.
+ */
+class Deciding {
+  private readonly tests: DecidingTest[] = [];
+  private readonly visited = new Set<string>();
+
+  constructor(
+    private readonly builder: ExplanationBuilder,
+    private readonly record: QueryRecord,
+  ) {}
+
+  forRule(index: number, entity: string): DecidingTest[] {
+    this.rule(index, entity, false);
+    return this.tests;
+  }
+
+  /** Why rule `index` for `entity` holds (`wanted` true) or fails / is zero (false). */
+  private rule(index: number, entity: string, wanted: boolean): void {
+    const key = `${frameKey(index, entity)}\u0000${wanted}`;
+    if (this.visited.has(key)) return;
+    this.visited.add(key);
+    const frame = this.record.frames.get(frameKey(index, entity));
+    if (!frame) return;
+    const expr = this.builder.exec.rules[index].versions[frame.version].expr;
+    if (this.builder.exec.rules[index].judgment) this.judgment(frame, expr as JudgmentExpr, wanted);
+    else if (!wanted) this.zero(frame, expr as ScalarExpr);
+  }
+
+  /** A scalar that came out zero: the conditions of the `if` arm it took, and rules it passed through. */
+  private zero(frame: Frame, e: ScalarExpr): void {
+    if (e.k === 'rule') this.rule(e.rule, frame.entity, false);
+    else if (e.k === 'if') {
+      const taken = frame.branches.get(e);
+      if (taken === undefined) return;
+      if (taken < e.branches.length) this.judgment(frame, e.branches[taken].cond, true);
+      else for (const b of e.branches) this.judgment(frame, b.cond, false);
+      this.zero(frame, taken < e.branches.length ? e.branches[taken].then : e.otherwise);
+    }
+  }
+
+  /** Why a judgment node of `frame` came out `wanted` (true: held; false: did not hold). */
+  private judgment(frame: Frame, e: JudgmentExpr, wanted: boolean): void {
+    const outcome = frame.outcomes.get(e);
+    if (outcome === undefined) return; // never evaluated (short-circuited)
+    const matches = (o: Outcome | undefined) => (wanted ? o === HOLDS : o !== undefined && o !== HOLDS);
+    switch (e.k) {
+      case 'cmp':
+        if (matches(outcome)) this.comparisonTest(frame, e);
+        return;
+      case 'jrule':
+        this.rule(e.rule, frame.entity, wanted); // a rule's own judgments are read on its entity (onCurrent only differs in relation predicates)
+        return;
+      case 'jinput':
+        if (matches(outcome)) this.inputTest(frame, e.slot);
+        return;
+      case 'not':
+        this.judgment(frame, e.a, !wanted);
+        return;
+      case 'and':
+      case 'or': {
+        // a conjunction fails by each operand that failed, holds by both; a disjunction the other way round
+        const decidedByEach = (e.k === 'and') !== wanted;
+        for (const operand of [e.a, e.b]) {
+          const o = frame.outcomes.get(operand);
+          if (decidedByEach ? matches(o) : o !== undefined) this.judgment(frame, operand, wanted);
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private base(frame: Frame) {
+    const rule = this.builder.exec.rules[frame.rule];
+    return { rule: rule.id, name: rule.name, entity_id: frame.entity, citation: this.builder.citation(frame.rule) };
+  }
+
+  private comparisonTest(frame: Frame, e: CmpExpr): void {
+    const comparison = this.builder.comparison(frame, e);
+    const base = this.base(frame);
+    const words = RELATION[e.op][comparison.holds ? 0 : 1];
+    const cited = base.citation.length ? ` (${base.citation[0]})` : '';
+    const text = `${sideText(comparison.left)} ${words} ${sideText(comparison.right)}: \`${comparison.test}\` ${comparison.holds ? 'holds' : 'does not hold'} in ${base.name}${cited}`;
+    this.tests.push({ ...base, test: comparison.test, holds: comparison.holds, comparison, text });
+  }
+
+  private inputTest(frame: Frame, slot: string): void {
+    const base = this.base(frame);
+    const input = this.builder.inputNode(slot, frame.entity, base.citation);
+    const cited = base.citation.length ? ` (${base.citation[0]})` : '';
+    const text = `${slot} is ${formatted(input.value)} (${input.status}) in ${base.name}${cited}`;
+    this.tests.push({ ...base, test: slot, holds: input.value === true, input: { name: slot, value: input.value, status: input.status }, text });
+  }
+}
+
+const formatted = (v: unknown): string => (typeof v === 'number' ? String(v) : JSON.stringify(v));
+
+/** `snap_gross_income (5200)`; a literal side is its value alone. */
+const sideText = ({ expression, value }: Side): string => (expression === formatted(value) || expression === String(value) ? expression : `${expression} (${formatted(value)})`);
