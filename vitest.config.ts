@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: every test, and the API suites again on the shared Redis store (the app harness
 // reads RULES_TEST_STORE), so `npm test` proves the whole API on Redis as well as in memory.
-const API_SUITES = ['auth', 'calculation', 'client-conventions', 'cross-cutting', 'discovery-rules', 'migration', 'parity', 'public'];
+const API_SUITES = ['assumptions', 'auth', 'calculation', 'client-conventions', 'cross-cutting', 'discovery-rules', 'migration', 'parity', 'public'];
 
 export default defineConfig({
   test: {

@@ -1,9 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { ApiClient, ApiFailure } from './http.js';
 
-// Three prompts for common caseworker questions. They make no request themselves: each is a task
-// for the agent, naming the tools that fetch the facts, so every claim can be traced to the API.
+// Three prompts for common caseworker questions. Each is a task for the agent, naming the tools
+// that fetch the facts, so every claim can be traced to the API; find_missing_household_inputs
+// also asks the API itself which facts a given household's answer depends on.
 
 const ruleId = z.string().min(1).describe('Rule id (e.g. `us:statutes/7/2017/a#snap_allotment`) or citation path');
 const programId = z.string().min(1).describe('Program id from list_runtime_packages, e.g. `snap` or `co-snap`');
@@ -39,7 +41,7 @@ const householdBlock = (args: { program_id: string; jurisdiction: string; househ
     : [missing, '', `Call get_runtime_package with jurisdiction "${args.jurisdiction}" and program_id "${args.program_id}": its \`sample_request\` holds every entity and every input with its default (\`household.entities\`). Ask the user for the facts that matter (income, expenses, household members and their ages) and write them into it; do not invent values.`];
 
 
-export function registerPrompts(server: McpServer): void {
+export function registerPrompts(server: McpServer, api: ApiClient): void {
   server.registerPrompt(
     'explain_rule_for_caseworker',
     {
@@ -89,24 +91,57 @@ export function registerPrompts(server: McpServer): void {
     'find_missing_household_inputs',
     {
       title: 'Find missing household inputs',
-      description: "Compare a household with a program package's input schema and list the inputs it lacks, i.e. those that would take package defaults (household optional: without one, list every input to ask about).",
+      description:
+        "List exactly the inputs a household's answer depends on but does not give, as the API finds them (calculate_household with assumptions: \"refuse\"), one round of questions at a time (household optional: without one, start from the facts the user has).",
       argsSchema: { program_id: programId, jurisdiction, household },
     },
-    (args) =>
-      asUserPrompt(
-        `Find inputs missing from a household for ${args.jurisdiction}/${args.program_id}`,
-        [
-          ...(args.household
-            ? [`Find which inputs this household is missing for ${args.program_id} in ${args.jurisdiction}:`, '', '```json', prettyJson(args.household), '```']
-            : [`No household is given yet: find which inputs a household needs for ${args.program_id} in ${args.jurisdiction}, as questions to ask the client.`]),
-          '',
-          `1. Call get_runtime_package with jurisdiction "${args.jurisdiction}" and program_id "${args.program_id}". Its \`entities\` list every input (name, dtype, default) per entity with the ids to use; \`household_aliases\` map alternative input names to canonical ones.`,
-          args.household
-            ? '2. Match the household against them: `entities` holds inputs per entity and id, `facts` flat inputs of the main entity, `people` per-person inputs, `spm_units` unit inputs; an alias counts as its canonical input.'
-            : '2. Every input is missing: the household would be the package\'s sample_request with its defaults.',
-          '3. List every input not supplied, grouped by entity, with its dtype and the default it would take. Mark the ones most likely to change the result (income, expenses, household size, ages) as questions to ask the client.',
-          ...(args.household ? ['4. Also list any household keys that match no input (likely typos): the API rejects an unknown input (400 invalid_household) and warns about an unknown top-level key.'] : []),
-        ].join('\n'),
-      ),
+    async (args) => asUserPrompt(`Find inputs missing from a household for ${args.jurisdiction}/${args.program_id}`, (await missingInputsTask(api, args)).join('\n')),
   );
+}
+
+/** The round of questions the API asks for this household now, or how to get them. */
+async function missingInputsTask(api: ApiClient, args: { program_id: string; jurisdiction: string; household?: string }): Promise<string[]> {
+  const loop = [
+    `Call calculate_household with program_id "${args.program_id}", jurisdiction "${args.jurisdiction}", the household and \`assumptions: "refuse"\`. While it is refused with invalid_household, \`structuredContent.error.api_response.error.assumptions\` lists exactly the facts the answer still depends on (each with its \`field\`, the place in the household to give it, and the package default it would otherwise take): ask the user for those, write each answer at its field (\`household.entities.<entity>.<entity_id>.<input>\`, or \`household.period\`), and call again. Stop when it answers: nothing is left to ask. Do not guess or invent values; a fact the user does not know stays out, and saying so is the answer.`,
+  ];
+  if (!args.household) {
+    return [
+      `No household is given yet for ${args.program_id} in ${args.jurisdiction}. Ask the user for the facts they have (the month, income, the people in the household and their ages), write them as a household (\`facts\`, \`people\`, \`period\`: see get_runtime_package for the input names), then:`,
+      '',
+      ...loop,
+    ];
+  }
+  const household = JSON.parse(args.household) as Record<string, unknown>;
+  const outcome = await api.call({ method: 'POST', path: '/v1/calculate', body: { program_id: args.program_id, jurisdiction: args.jurisdiction, household, assumptions: 'refuse' } });
+  const shown = ['```json', JSON.stringify(household, null, 2), '```'];
+  if (outcome.ok) return [`The API needs nothing more for ${args.program_id} in ${args.jurisdiction}: this household gives every input its answer reads.`, '', ...shown, '', 'Call calculate_household with it to give the user the answer and its warnings.'];
+  const assumptions = refusedAssumptions(outcome.error);
+  if (!assumptions) {
+    return [`The API could not be asked which inputs are missing (${outcome.error.message}). Report that to the user; do not guess the inputs. The household:`, '', ...shown, '', ...loop];
+  }
+  return [
+    `For ${args.program_id} in ${args.jurisdiction}, the answer for this household depends on ${assumptions.length} ${assumptions.length === 1 ? 'fact' : 'facts'} it does not give (the API's list, from calculate_household with assumptions: "refuse"):`,
+    '',
+    ...shown,
+    '',
+    ...assumptions.map((a) => `- ${a.input}${a.entity_id ? ` (${a.entity} ${a.entity_id})` : ''}: give it at \`${a.field}\` (otherwise ${JSON.stringify(a.value)} would be assumed)`),
+    '',
+    'Ask the user for these, in plain words. Then:',
+    ...loop,
+  ];
+}
+
+interface RefusedAssumption {
+  input: string;
+  entity: string | null;
+  entity_id: string | null;
+  value: unknown;
+  field: string;
+}
+
+/** The list a refused calculation carries (400 invalid_household, `error.assumptions`); none for any other failure. */
+function refusedAssumptions(error: ApiFailure): RefusedAssumption[] | undefined {
+  if (!('api_response' in error)) return undefined;
+  const body = error.api_response as { error?: { code?: string; assumptions?: RefusedAssumption[] } } | null;
+  return body?.error?.code === 'invalid_household' && Array.isArray(body.error.assumptions) ? body.error.assumptions : undefined;
 }

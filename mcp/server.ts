@@ -18,7 +18,7 @@ export function createMcpServer(config: AdapterConfig, version: string): McpServ
   const api = new ApiClient(config);
   registerTools(server, api);
   registerResources(server, api);
-  registerPrompts(server);
+  registerPrompts(server, api);
   return server;
 }
 

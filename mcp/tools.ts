@@ -36,8 +36,14 @@ const household = z
     "Free-form household object. Conventions (all optional; omitted inputs take package defaults): `entities` (entity, then the entity id the package detail gives, then input: the form of get_runtime_package's sample_request), `facts` (flat inputs such as household_size), `people` (person id -> inputs), `spm_units` (unit id -> unit inputs), `period` (`YYYY-MM`), `relations` (advanced). Input names are exactly those get_runtime_package lists; an unknown input is rejected (400 invalid_household), an unknown key is reported in warnings.",
   );
 const variables = z.array(z.string().max(200)).max(100).describe("Output variables to compute (at most 100); default: the package's default_outputs");
+const assumptions = z
+  .enum(['allow', 'refuse'])
+  .describe(
+    '`allow` (default): answer, listing in `data.assumptions` every input the answer read that the household does not give (with the default used and the `field` to give it under). `refuse`: answer 400 invalid_household with that list in `error.assumptions` instead, to ask exactly those questions and try again.',
+  );
+const explain = z.boolean().describe('Add `data.explanation`: for each output the tree of rules, dated figures and inputs it came from, and for a false or zero output the tests that decided it, with citations.');
 /** One calculation, as calculate_household takes it. */
-const calculateRequest = z.object({ program_id: programId, jurisdiction, household, variables: variables.optional() }).strict();
+const calculateRequest = z.object({ program_id: programId, jurisdiction, household, variables: variables.optional(), assumptions: assumptions.optional(), explain: explain.optional() }).strict();
 const calculateRequests = (max: number) =>
   z
     .array(calculateRequest)
@@ -167,7 +173,7 @@ export function registerTools(server: McpServer, api: ApiClient): void {
     {
       title: 'Calculate a household',
       description:
-        'Runs one calculation. Returns `data.outputs` (requested variable -> value), `data.trace` (per variable: rule_id, value and legal sources), `data.runtime` and `data.warnings` (any warning means the result is not an authoritative eligibility determination). Errors: 400 invalid_request/invalid_household, 422 unsupported_program, 502 runtime_error. Needs scope calculate:run.',
+        'Runs one calculation. Returns `data.outputs` (requested variable -> value), `data.trace` (per variable: rule_id, value and legal sources), `data.assumptions` (inputs the answer read that the household does not give, at their defaults), `data.runtime`, `data.warnings` (any warning means the result is not an authoritative eligibility determination) and with `explain: true` `data.explanation`. With `assumptions: "refuse"` an answer resting on assumptions is 400 invalid_household listing them in `error.assumptions`. Errors: 400 invalid_request/invalid_household, 422 unsupported_program, 502 runtime_error. Needs scope calculate:run.',
       inputSchema: calculateRequest,
       annotations: READ_ONLY,
     },

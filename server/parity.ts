@@ -204,6 +204,7 @@ export function runParity(cases: ParityCaseDef[], catalog: Catalog, calculate: (
         external_comparisons: externalResults,
         runtime: response.runtime,
         warnings: response.warnings,
+        assumptions: response.assumptions,
       });
     } catch (err) {
       const error = err instanceof ApiError ? { code: err.code, message: err.message } : { code: 'runtime_error', message: err instanceof Error ? err.message : String(err) };

@@ -363,6 +363,7 @@ export const ParityRunResultSchema = {
     },
     runtime: { type: 'object', properties: { id: str, mode: str } },
     warnings: strings,
+    assumptions: { type: 'array', items: { $ref: 'Assumption' }, description: 'The inputs the case does not give that its outputs read, at their package defaults (part of what its expected outputs rest on).' },
     error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str } },
     external_status: {
       enum: ['matching', 'different', 'not_recorded', 'none'],

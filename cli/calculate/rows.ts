@@ -1,4 +1,6 @@
+import type { Assumption } from '../../compiler/runtime/calculate.js';
 import type { CalculateResponse } from '../../server/calculation.js';
+import { Decimal } from '../../compiler/values.js';
 
 // The line formats of `rules calculate --input/--output`: JSON Lines or CSV in, JSON Lines or
 // CSV out, one household per line, results in input order.
@@ -64,26 +66,38 @@ export function householdFromCsv(columns: string[], cells: string[]): Record<str
     }
     if (cell === '') return;
     const lower = cell.toLowerCase();
-    facts[column] = lower === 'true' ? true : lower === 'false' ? false : cell;
+    facts[column] = lower === 'true' ? true : lower === 'false' ? false : numberOf(cell) ?? cell;
   });
   return household;
+}
+
+/** A CSV cell that is a number, as a JSON number when that is exactly its value (CSV has no types: text is no mistake here). */
+function numberOf(cell: string): number | undefined {
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(cell)) return undefined;
+  const n = Number(cell);
+  return Number.isFinite(n) && new Decimal(cell).eq(n) ? n : undefined;
 }
 
 export interface LineError {
   code: string;
   message: string;
+  assumptions?: Assumption[];
 }
 
-/** The output line for one household (or its error). */
-export function formatResult(format: LineFormat, line: number, variables: string[], trace: boolean, result: CalculateResponse | LineError): string {
+/** Assumptions in one CSV cell: `input=value` (`input[entity id]=value` off the main entity), `; `-separated. */
+const assumptionsCell = (assumptions: Assumption[] | undefined, mainId: string): string =>
+  (assumptions ?? []).map((a) => `${a.input}${a.entity_id === null || a.entity_id === mainId ? '' : `[${a.entity_id}]`}=${JSON.stringify(a.value)}`).join('; ');
+
+/** The output line for one household (or its error). `mainId`: the main entity's id, which CSV leaves unsaid. */
+export function formatResult(format: LineFormat, line: number, variables: string[], trace: boolean, result: CalculateResponse | LineError, mainId: string): string {
   const failed = 'code' in result;
   if (format === 'jsonl') {
     if (failed) return JSON.stringify({ line, error: result });
     const { trace: steps, ...rest } = result;
     return JSON.stringify(trace ? { line, ...rest, trace: steps } : { line, ...rest });
   }
-  if (failed) return csvRecord([line, ...variables.map(() => ''), '', `${result.code}: ${result.message}`]);
-  return csvRecord([line, ...variables.map((v) => result.outputs[v]), result.warnings.join('; '), '']);
+  if (failed) return csvRecord([line, ...variables.map(() => ''), '', assumptionsCell(result.assumptions, mainId), `${result.code}: ${result.message}`]);
+  return csvRecord([line, ...variables.map((v) => result.outputs[v]), result.warnings.join('; '), assumptionsCell(result.assumptions, mainId), '']);
 }
 
-export const csvHeader = (variables: string[]): string => csvRecord(['line', ...variables, 'warnings', 'error']);
+export const csvHeader = (variables: string[]): string => csvRecord(['line', ...variables, 'warnings', 'assumptions', 'error']);

@@ -25,6 +25,8 @@ export interface StreamOptions {
   output?: string; // a file; stdout when absent
   variables: string[];
   trace: boolean;
+  explain: boolean;
+  assumptions: 'allow' | 'refuse';
   workers: number;
   timeoutMs: number;
 }
@@ -81,6 +83,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   const inputFormat: LineFormat = options.input === '-' ? 'jsonl' : formatOf(options.input);
   const outputFormat: LineFormat = options.output ? formatOf(options.output) : 'jsonl';
   if (outputFormat === 'csv' && options.trace) throw new UsageError('--trace needs JSON Lines output (a trace does not fit in a CSV row)');
+  if (outputFormat === 'csv' && options.explain) throw new UsageError('--explain needs JSON Lines output (an explanation does not fit in a CSV row)');
   if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
   const totalBytes = options.input === '-' ? undefined : statSync(options.input).size;
   const source = options.input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(options.input, { encoding: 'utf8' });
@@ -113,7 +116,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
       throw failed(err);
     }
   };
-  const setup: WorkerSetup = { pkg: loaded.pkg, variables: options.variables, trace: options.trace, input: inputFormat, output: outputFormat, columns, timeoutMs: options.timeoutMs };
+  const setup: WorkerSetup = { pkg: loaded.pkg, variables: options.variables, trace: options.trace, explain: options.explain, assumptions: options.assumptions, input: inputFormat, output: outputFormat, columns, timeoutMs: options.timeoutMs };
   const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, workerData: setup, minThreads: options.workers, maxThreads: options.workers, idleTimeout: 1000 });
   const summary: StreamSummary = { input: options.input, output: options.output ?? '-', households: 0, ok: 0, failed: 0, blank_lines: 0, errors: [], duration_ms: 0, households_per_s: 0, workers: options.workers, peak_rss_mb: 0 };
   const progress = new ProgressLine();

@@ -13,6 +13,8 @@ export interface WorkerSetup {
   pkg: RuntimePackage;
   variables: string[];
   trace: boolean;
+  explain: boolean;
+  assumptions: 'allow' | 'refuse';
   input: LineFormat;
   output: LineFormat;
   /** CSV input: the header's columns. */
@@ -34,6 +36,7 @@ export interface BatchResult {
 
 const setup = workerData as WorkerSetup;
 const loaded = new LoadedPackage(setup.pkg);
+const mainId = loaded.entity(setup.pkg.main_entity)?.id_template ?? '';
 
 function household(line: string): Record<string, unknown> {
   if (setup.input === 'csv') return householdFromCsv(setup.columns, parseCsvLine(line));
@@ -50,9 +53,9 @@ function run(line: string) {
     return { code: 'invalid_request', message: `not a household: ${(err as Error).message}` };
   }
   try {
-    return calculateResponse(loaded, 'compiled', { household: input, variables: setup.variables }, { timeoutMs: setup.timeoutMs, trace: setup.trace });
+    return calculateResponse(loaded, 'compiled', { household: input, variables: setup.variables, assumptions: setup.assumptions, explain: setup.explain }, { timeoutMs: setup.timeoutMs, trace: setup.trace });
   } catch (err) {
-    if (err instanceof ApiError) return { code: err.code, message: err.message };
+    if (err instanceof ApiError) return { code: err.code, message: err.message, ...err.details };
     return { code: 'runtime_error', message: `the calculation failed unexpectedly: ${(err as Error).message}` };
   }
 }
@@ -66,7 +69,7 @@ export default function calculateBatch(batch: Batch): BatchResult {
     const number = batch.numbers[k];
     if ('code' in result) errors.push({ line: number, message: `${result.code}: ${(result as LineError).message}` });
     else ok++;
-    text += formatResult(setup.output, number, setup.variables, setup.trace, result) + '\n';
+    text += formatResult(setup.output, number, setup.variables, setup.trace, result, mainId) + '\n';
   });
   return { text, ok, errors };
 }

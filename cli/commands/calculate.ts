@@ -11,11 +11,12 @@ import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { collect } from '../options.js';
 import { isOsError, osReason, requireFile, requireFolder } from '../os-errors.js';
 import { painter } from '../output.js';
+import { assumptionLines, explanationLines } from '../calculate/explanation-lines.js';
 
 // `rules calculate <jurisdiction>/<program_id>`: households through a program without a daemon.
 // One household (--household, default the package's sample) prints a table of outputs with the
-// rule and sources of each, or the API's CalculateResponse (--json); --input streams a file of
-// households through all cores.
+// rule and sources of each, what it assumed, and with --explain why (or the API's
+// CalculateResponse, --json); --input streams a file of households through all cores.
 
 interface CalculateFlags {
   compiled?: string;
@@ -27,6 +28,9 @@ interface CalculateFlags {
   trace?: boolean;
   json?: boolean;
   workers?: string;
+  explain?: boolean;
+  /** false with --no-assumptions: an answer resting on inputs not given is refused. */
+  assumptions: boolean;
 }
 
 const TIMEOUT_MS = DEFAULT_CALCULATE_TIMEOUT_MS;
@@ -43,6 +47,8 @@ export function registerCalculate(program: Command): void {
     .option('--output <file>', 'where --input results go: JSON Lines, or CSV when the name ends in .csv (default: stdout)')
     .option('--var <name>', 'an output to calculate; repeatable (default: the package default outputs)', collect)
     .option('--trace', 'show every computed rule (with --input: JSON Lines output only)')
+    .option('--explain', 'show why each output came out as it did: the tree of rules, figures and inputs, and the tests that decided a false or zero output (with --input: JSON Lines output only)')
+    .option('--no-assumptions', 'refuse an answer that rests on inputs the household does not give: exit 1 naming them (an invalid_household error with the list), instead of answering with the defaults')
     .option('--json', "print the API's CalculateResponse (with --input: the run summary)")
     .option('--workers <n>', 'worker threads for --input (default: one per core)')
     .addHelpText(
@@ -67,7 +73,7 @@ Exit status: 0 calculated, 1 the household (or some --input line) failed, 2 usag
       if (flags.input) {
         if (flags.input !== '-') requireFile(flags.input, '--input');
         const { describeSummary, streamHouseholds } = await import('../calculate/stream.js'); // the worker pool only when streaming
-        const summary = await streamHouseholds(loaded, { input: flags.input, output: flags.output, variables, trace: Boolean(flags.trace), workers, timeoutMs: TIMEOUT_MS });
+        const summary = await streamHouseholds(loaded, { input: flags.input, output: flags.output, variables, trace: Boolean(flags.trace), explain: Boolean(flags.explain), assumptions: flags.assumptions ? 'allow' : 'refuse', workers, timeoutMs: TIMEOUT_MS });
         if (flags.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
         else process.stderr.write(describeSummary(summary) + '\n');
         process.exitCode = summary.failed ? EXIT_FAILURES : EXIT_OK;
@@ -129,11 +135,12 @@ function single(loaded: LoadedPackage, defaultVariables: string[], flags: Calcul
   const { household, variables, note } = readHousehold(flags.household, loaded);
   if (note && !flags.json) process.stderr.write(`rules calculate: ${note}\n`);
   let response: CalculateResponse;
+  const request = { household, variables: flags.var ?? variables ?? defaultVariables, assumptions: flags.assumptions ? ('allow' as const) : ('refuse' as const), explain: flags.explain };
   try {
-    response = calculateResponse(loaded, 'compiled', { household, variables: flags.var ?? variables ?? defaultVariables }, { timeoutMs: TIMEOUT_MS });
+    response = calculateResponse(loaded, 'compiled', request, { timeoutMs: TIMEOUT_MS });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    if (flags.json) process.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message } }, null, 2) + '\n');
+    if (flags.json) process.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, ...err.details } }, null, 2) + '\n');
     else process.stderr.write(`rules calculate: ${err.code}: ${err.message}\n`);
     process.exitCode = EXIT_FAILURES;
     return;
@@ -159,7 +166,20 @@ function table(loaded: LoadedPackage, response: CalculateResponse, trace: boolea
     lines.push('', paint('bold', `trace (${steps.length} rules, in the order computed)`));
     lines.push(...columns([['rule', 'entity', 'value'], ...steps.map((s) => [s.rule_id, s.entity, formatValue(s.value)])], paint));
   }
-  for (const w of response.warnings) lines.push(paint('yellow', `warning: ${w}`));
+  const mainId = loaded.entity(loaded.pkg.main_entity)?.id_template ?? '';
+  if (response.assumptions.length) {
+    lines.push('', paint('bold', `Assumed (${response.assumptions.length}: not given, so the package defaults were used; give them to make the answer rest on facts)`));
+    lines.push(...assumptionLines(response.assumptions, mainId).map((l) => `  ${paint('yellow', l)}`));
+  }
+  if (response.explanation) {
+    lines.push('', paint('bold', `Explanation (period ${response.explanation.period})`));
+    for (const line of explanationLines(response.explanation, mainId)) {
+      const text = line.kind === 'output' ? paint('bold', line.text) : line.assumed ? paint('yellow', line.text) : line.kind === 'deciding' ? paint('red', line.text) : line.kind === 'rule' || line.kind === 'input' ? line.text : paint('dim', line.text);
+      lines.push(`${'  '.repeat(line.depth + 1)}${text}`);
+    }
+  }
+  // the Assumed block says what the assumptions warning says, in full
+  for (const w of response.warnings) if (!(response.assumptions.length && w.startsWith('assumed '))) lines.push(paint('yellow', `warning: ${w}`));
   return lines.join('\n') + '\n';
 }
 

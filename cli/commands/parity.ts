@@ -51,9 +51,12 @@ function local(compiled: string | undefined, casesDir: string): Promise<ParityRu
 function printHuman(run: ParityRun): void {
   const paint = painter(process.stdout);
   const out: string[] = [];
-  for (const r of run.results as { id: string; status: string; comparison?: { changed: { variable: string; expected: unknown; actual: unknown; delta?: number }[]; missing: { variable: string; expected: unknown }[] }; error?: { code: string; message: string } }[]) {
+  type Result = { id: string; status: string; assumptions?: { input: string }[]; comparison?: { changed: { variable: string; expected: unknown; actual: unknown; delta?: number }[]; missing: { variable: string; expected: unknown }[] }; error?: { code: string; message: string } };
+  for (const r of run.results as Result[]) {
+    // a case resting on defaults says which (its expectation rests on them too)
+    const assumed = r.assumptions?.length ? paint('dim', ` (assumed ${r.assumptions.map((a) => a.input).join(', ')})`) : '';
     if (r.status === 'matching') {
-      out.push(`${paint('green', '✓')} ${r.id}`);
+      out.push(`${paint('green', '✓')} ${r.id}${assumed}`);
       continue;
     }
     out.push(`${paint('red', '✗')} ${r.id} ${paint('dim', r.status)}`);

@@ -4,6 +4,8 @@ import { isMoney, valueKind } from '../../compiler/dtypes.js';
 
 // A package's sample household as an editable form: one field per (entity instance, input), in
 // the order the package detail lists entities and inputs, each edited the way its dtype allows.
+// A field may be cleared (value undefined): the household then does not give it, and the answer
+// assumes its default wherever it is read.
 
 export type FieldKind = 'boolean' | 'choice' | 'number' | 'text';
 
@@ -12,6 +14,7 @@ export interface FormField {
   id: string;
   input: PackageInput;
   kind: FieldKind;
+  /** undefined: not given. */
   value: unknown;
 }
 
@@ -43,15 +46,18 @@ export function sampleForm(detail: PackageDetail): HouseholdForm {
   return { jurisdiction: detail.jurisdiction, programId: detail.program_id, period: household.period ?? detail.default_period, fields };
 }
 
-/** The `POST /v1/calculate` request of the form as it stands. */
+/** The `POST /v1/calculate` request of the form as it stands (with its explanation); a cleared field is left out, its instance kept. */
 export function formRequest(form: HouseholdForm): CalculateRequest {
   const entities: EntitiesForm = {};
   for (const f of form.fields) {
-    const instances = (entities[f.entity] ??= {});
-    (instances[f.id] ??= {})[f.input.name] = f.value;
+    const given = ((entities[f.entity] ??= {})[f.id] ??= {});
+    if (f.value !== undefined) given[f.input.name] = f.value;
   }
-  return { program_id: form.programId, jurisdiction: form.jurisdiction, household: { period: form.period, entities } };
+  return { program_id: form.programId, jurisdiction: form.jurisdiction, household: { period: form.period, entities }, explain: true };
 }
+
+/** The key an assumption and a field share: `<entity id>.<input>`. */
+export const fieldKey = (id: string, input: string) => `${id}.${input}`;
 
 export function withValue(form: HouseholdForm, index: number, value: unknown): HouseholdForm {
   return { ...form, fields: form.fields.map((f, i) => (i === index ? { ...f, value } : f)) };

@@ -53,9 +53,8 @@ export class AssumptionsRefused extends HouseholdError {
 }
 
 function describeAssumption(a: Assumption): string {
-  if (a.input === 'period') return `period (${a.reason === 'invalid' ? 'not a YYYY-MM month' : 'not given'}; the default is ${a.value})`;
-  const where = a.entity_id === null ? '' : ` of ${a.entity} ${a.entity_id}`;
-  return `${a.input}${where} (${a.field}${a.reason === 'null' ? ', given as null' : ''}; the default is ${JSON.stringify(a.value)})`;
+  if (a.input === 'period') return `period (${a.reason === 'invalid' ? 'not a YYYY-MM month' : 'not given'}; default ${a.value})`;
+  return `${a.input} of ${a.entity} ${a.entity_id} (${a.reason === 'null' ? 'given as null; ' : ''}default ${JSON.stringify(a.value)})`;
 }
 
 /** A requested variable the package does not have: the request itself is wrong. */

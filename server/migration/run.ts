@@ -10,7 +10,8 @@ import { ENTITY_GROUPS, isObj, membersOf, periodOf, STRUCTURAL_KEYS, valueIn, ty
 // The migration-only household endpoint: an external engine's household (PolicyEngine-US's
 // wire format) computed by our state SNAP packages through the mapping tables. Every null
 // value is a request; every other value is an input, and an input no table uses is reported
-// in `ignored_inputs`, so nothing is dropped in silence.
+// in `ignored_inputs`, so nothing is dropped in silence; a package input the answer read that no
+// variable of the household fed is in `assumed_inputs`, with the variables that would have fed it.
 
 export class MigrationError extends Error {
   constructor(
@@ -38,12 +39,26 @@ export interface Unsupported extends WireRef {
 export interface IgnoredInput extends WireRef {
   reason: string;
 }
+/** A package input the answer read at its default because nothing in the household fed it. */
+export interface AssumedInput {
+  /** The SPM unit and month calculated. */
+  spm_unit: string;
+  period: string;
+  input: string;
+  legal_id: string | null;
+  entity: string | null;
+  entity_id: string | null;
+  value: unknown;
+  /** The external variables (`group.variable`) the mapping table feeds it from; empty when none can. */
+  fed_by: string[];
+}
 
 export interface MigrationResult {
   result: WireHousehold;
   computed: Computed[];
   unsupported: Unsupported[];
   ignored_inputs: IgnoredInput[];
+  assumed_inputs: AssumedInput[];
   warnings: string[];
   packages: { program_id: string; jurisdiction: string; runtime_id: string }[];
   periods: string[];
@@ -93,7 +108,7 @@ export function runMigration(body: unknown, catalog: Catalog, options: Migration
     if (!isObj(entities)) throw new MigrationError(400, `household.${group} must map entity ids to variables`);
     for (const [id, entity] of Object.entries(entities)) if (!isObj(entity)) throw new MigrationError(400, `household.${group}.${id} must be an object of variables`);
   }
-  const out: MigrationResult = { result: household, computed: [], unsupported: [], ignored_inputs: [], warnings: [], packages: [], periods: [], calculations: [] };
+  const out: MigrationResult = { result: household, computed: [], unsupported: [], ignored_inputs: [], assumed_inputs: [], warnings: [], packages: [], periods: [], calculations: [] };
   const used = new Set<string>(); // group.id.variable of every input value some calculation read
   const replaced = new Map<string, string>();
   const people = household.people ?? {};
@@ -179,6 +194,12 @@ export function runMigration(body: unknown, catalog: Catalog, options: Migration
       throw err;
     }
     out.calculations.push({ unit: unitId, month, request, response });
+    for (const a of response.assumptions) {
+      // the period is the one asked for, never assumed here
+      if (a.input === 'period') continue;
+      const fedBy = [...new Set(table.inputs.filter((r) => r.input === a.input).map((r) => `${r.entity}.${r.variable}`))];
+      out.assumed_inputs.push({ spm_unit: unitId, period: month, input: a.input, legal_id: a.legal_id, entity: a.entity, entity_id: a.entity_id, value: a.value, fed_by: fedBy });
+    }
     for (const { ask, annual, output } of unitAsks) {
       const raw = output.from === 'input' ? ((mapped.household.facts as Record<string, unknown>)[output.name] ?? 0) : response.outputs[output.name];
       const value = annual && output.kind === 'amount' ? Math.round(Number(raw) * 12 * 100) / 100 : raw;

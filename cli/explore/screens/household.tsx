@@ -3,12 +3,16 @@ import { useEffect, useState } from 'react';
 import type { TraceEntry } from '../../../compiler/runtime/calculate.js';
 import { type GraphIndex, indexGraph, treeLines } from '../dependency-tree.js';
 import { graphOf } from '../graph-lookup.js';
-import { type FormField, formatValue, formRequest, type HouseholdForm, nextValue, parseTyped, sampleForm, stepOf, withValue } from '../household-form.js';
+import { explanationLines } from '../../calculate/explanation-lines.js';
+import { fieldKey, type FormField, formatValue, formRequest, type HouseholdForm, nextValue, parseTyped, sampleForm, stepOf, withValue } from '../household-form.js';
 import type { CalculateResponse } from '../source.js';
 import { ListPane, Panes, moved, Pending, T, useExplorer, useKeyInput, useKeys, useLoad } from '../ui.js';
 
 // A package's sample household as a form beside its outputs. Every change recalculates; an
-// output opens into its trace: each rule with its value and legal source, down to the inputs.
+// output opens into its trace: each rule with its value and legal source, down to the inputs, or
+// (`w`) into why it came out so: the explanation tree with figures, branches and deciding tests.
+// A cleared field (`x`) is not given: where the answer reads it, it is marked assumed, and `a`
+// goes to the next assumed input to fill it in.
 
 interface OutputLine {
   key: string;
@@ -20,8 +24,8 @@ interface OutputLine {
   output?: string;
 }
 
-/** One line per output, and under each open output its trace tree. */
-function outputLines(detail: { default_outputs: string[]; outputs: { name: string; legal_id?: string }[] }, result: CalculateResponse | undefined, previous: Record<string, unknown> | undefined, form: HouseholdForm, index: GraphIndex | string, open: Set<string>): OutputLine[] {
+/** One line per output, and under each open output its trace tree, or with `why` its explanation. */
+function outputLines(detail: { default_outputs: string[]; outputs: { name: string; legal_id?: string }[] }, result: CalculateResponse | undefined, previous: Record<string, unknown> | undefined, form: HouseholdForm, index: GraphIndex | string, open: Set<string>, why: boolean, mainId: string, assumed: Set<string>): OutputLine[] {
   const trace = (result?.trace ?? []) as TraceEntry[];
   const byRule = new Map<string, TraceEntry[]>();
   for (const t of trace) byRule.set(t.rule_id, [...(byRule.get(t.rule_id) ?? []), t]);
@@ -33,6 +37,14 @@ function outputLines(detail: { default_outputs: string[]; outputs: { name: strin
     const was = previous && name in previous && JSON.stringify(previous[name]) !== JSON.stringify(value) ? `  (was ${formatValue(previous[name])})` : '';
     lines.push({ key: name, depth: 0, text: `${open.has(name) ? '▾' : '▸'} ${name} = ${result ? formatValue(value) : '…'}${was}`, ruleId: legalId, output: name });
     if (!open.has(name)) continue;
+    const explained = why && result?.explanation ? result.explanation.outputs.filter((o) => o.output === name) : undefined;
+    if (explained) {
+      // the output's own line is above: its explanation starts under it
+      explanationLines({ ...result!.explanation!, outputs: explained }, mainId)
+        .filter((l) => l.kind !== 'output')
+        .forEach((l, i) => lines.push({ key: `${name}>why${i}`, depth: l.depth, text: `${l.assumed ? '? ' : ''}${l.text}`, ruleId: l.id }));
+      continue;
+    }
     if (!legalId || typeof index === 'string') {
       lines.push({ key: `${name}>`, depth: 1, text: `no trace tree: ${legalId ? index : 'the package names no rule for this output'}` });
       continue;
@@ -42,7 +54,8 @@ function outputLines(detail: { default_outputs: string[]; outputs: { name: strin
       let text: string;
       if (l.kind === 'input') {
         const fields = form.fields.filter((f) => f.input.name === l.name);
-        text = `${l.name} = ${fields.length ? valueOf(fields.map((f) => ({ id: f.id, value: f.value }))) : 'default'}  input`;
+        const isAssumed = fields.some((f) => assumed.has(fieldKey(f.id, f.input.name)));
+        text = `${l.name} = ${fields.length ? valueOf(fields.map((f) => ({ id: f.id, value: f.value }))) : 'default'}  input${isAssumed ? ' (assumed)' : ''}`;
       } else if (entries) {
         text = `${l.name} = ${valueOf(entries.map((e) => ({ id: e.entity, value: e.value })))}  ${entries[0].sources.join(' ')}`;
       } else if (l.kind === 'parameter') {
@@ -80,6 +93,7 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   };
   const [problem, setProblem] = useState<string | undefined>();
   const [open, setOpen] = useState(new Set<string>());
+  const [why, setWhy] = useState(false);
 
   useEffect(() => {
     if (data) setForm(sampleForm(data.detail));
@@ -98,7 +112,11 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   }, [source, form]);
 
   const fields = form?.fields ?? [];
-  const lines = data && form ? outputLines(data.detail, calc.result, calc.previous, form, data.index ?? data.graphError, open) : [];
+  // the main entity's id is the one template that names no index (`household`)
+  const mainId = data?.detail.entities.find((e) => !e.id_template.includes('{'))?.id_template ?? '';
+  const assumed = new Set((calc.result?.assumptions ?? []).filter((a) => a.entity_id !== null).map((a) => fieldKey(a.entity_id!, a.input)));
+  const defaults = new Map((calc.result?.assumptions ?? []).map((a) => [fieldKey(a.entity_id ?? '', a.input), a.value]));
+  const lines = data && form ? outputLines(data.detail, calc.result, calc.previous, form, data.index ?? data.graphError, open, why, mainId, assumed) : [];
   const field: FormField | undefined = fields[cursors.inputs];
   const set = (value: unknown) => {
     setProblem(undefined);
@@ -111,8 +129,8 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
       : editing
         ? ['type a value', 'enter set', 'esc cancel']
         : pane === 'inputs'
-          ? ['↑↓/jk move', field?.kind === 'boolean' ? 'enter/space toggle' : field?.kind === 'choice' ? 'enter/space next value' : 'enter edit', ...(field?.kind === 'number' ? ['+/- step'] : []), 'r reset', 'tab outputs']
-          : ['↑↓/jk move', 'enter open trace', 'o open rule', 'tab inputs'],
+          ? ['↑↓/jk move', field?.kind === 'boolean' ? 'enter/space toggle' : field?.kind === 'choice' ? 'enter/space next value' : 'enter edit', ...(field?.kind === 'number' ? ['+/- step'] : []), 'x clear', ...(assumed.size ? ['a next assumed'] : []), 'r reset', 'tab outputs']
+          : ['↑↓/jk move', why ? 'enter open why' : 'enter open trace', why ? 'w trace' : 'w why', 'o open rule', 'tab inputs'],
   );
   /** A key while a field is edited: typed text, Backspace, Enter sets, Esc cancels. */
   const editKey = (input: string, key: Key) => {
@@ -140,10 +158,21 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
           setOpen(next);
         }
         if (input === 'o' && line?.ruleId) push({ kind: 'rule', id: line.ruleId, label: line.ruleId.slice(line.ruleId.lastIndexOf('#') + 1) });
+        if (input === 'w') setWhy((w) => !w);
+        return;
+      }
+      if (input === 'a') {
+        // the next input the answer assumed, after the cursor (wrapping): typed fields open for typing
+        const order = fields.map((_, k) => (cursors.inputs + 1 + k) % fields.length);
+        const next = order.find((k) => assumed.has(fieldKey(fields[k].id, fields[k].input.name)));
+        if (next === undefined) return;
+        setCursors((c) => ({ ...c, inputs: next }));
+        if (fields[next].kind === 'number' || fields[next].kind === 'text') setEdit('');
         return;
       }
       setCursors((c) => ({ ...c, inputs: moved(c.inputs, fields.length, input, key) }));
       if (!field) return;
+      if (input === 'x') return set(undefined);
       if (key.return || input === ' ') {
         const next = nextValue(field);
         if (next !== undefined) set(next);
@@ -156,15 +185,16 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
   if (!data || !form) return <Pending error={error} />;
   const wide = columns >= 110;
   // the title, the error and the warnings come first
-  const above = 1 + (problem || calc.error ? 1 : 0) + (calc.result?.warnings.length ?? 0);
+  const warnings = (calc.result?.warnings ?? []).filter((w) => !w.startsWith('assumed ')); // the assumed inputs are marked in the form
+  const above = 1 + (problem || calc.error ? 1 : 0) + warnings.length;
   const height = Math.max(4, wide ? rows - above - 1 : Math.floor((rows - above - 1) / 2));
   return (
     <Box flexDirection="column">
       <T bold>
-        {data.detail.name} household <T tone="muted">period {form.period} · {calc.busy ? 'calculating…' : calc.error ? 'refused' : `${calc.result?.trace.length ?? 0} trace steps`}</T>
+        {data.detail.name} household <T tone="muted">period {form.period} · {calc.busy ? 'calculating…' : calc.error ? 'refused' : `${calc.result?.trace.length ?? 0} trace steps${assumed.size ? ` · ${assumed.size} assumed` : ''}`}</T>
       </T>
       {problem || calc.error ? <T tone="bad">{problem ?? calc.error}</T> : null}
-      {calc.result?.warnings.map((w, i) => (
+      {warnings.map((w, i) => (
         <T key={i} tone="warn" wrap="truncate-end">
           warning: {w}
         </T>
@@ -180,7 +210,9 @@ export function HouseholdScreen({ jurisdiction, programId }: { jurisdiction: str
           render={(f) =>
             editing && f === field
               ? `${f.id}.${f.input.name} = ${edit}▏`
-              : `${f.id}.${f.input.name} = ${formatValue(f.value)}${f.input.unit ? ` ${f.input.unit}` : ''}`
+              : assumed.has(fieldKey(f.id, f.input.name))
+                ? `? ${f.id}.${f.input.name} = ${formatValue(f.value)}  assumed ${formatValue(defaults.get(fieldKey(f.id, f.input.name)))}`
+                : `${f.id}.${f.input.name} = ${formatValue(f.value)}${f.value !== undefined && f.input.unit ? ` ${f.input.unit}` : ''}`
           }
         />
         <ListPane title="Outputs" items={lines} cursor={cursors.outputs} height={height} focused={pane === 'outputs'} render={(l) => `${'  '.repeat(l.depth)}${l.text}`} />

@@ -11,7 +11,19 @@ describe('household form', () => {
     const d = await detail('us-co', 'co-snap');
     const form = sampleForm(d);
     expect(form.fields).toHaveLength(13 + 3 * 6);
-    expect(formRequest(form)).toEqual({ program_id: 'co-snap', jurisdiction: 'us-co', household: d.sample_request.household });
+    expect(formRequest(form)).toEqual({ program_id: 'co-snap', jurisdiction: 'us-co', household: d.sample_request.household, explain: true });
+  });
+
+  it('leaves a cleared field out of the request, keeping its entity instance', async () => {
+    const d = await detail('us-co', 'co-snap');
+    const form = sampleForm(d);
+    const shelter = form.fields.findIndex((f) => f.input.name === 'snap_shelter_costs');
+    const age = form.fields.findIndex((f) => f.id === 'person-1' && f.input.name === 'age');
+    let cleared = withValue(withValue(form, shelter, undefined), age, undefined);
+    for (const f of cleared.fields) if (f.id === 'person-1') cleared = withValue(cleared, cleared.fields.indexOf(f), undefined);
+    const household = formRequest(cleared).household as { entities: { Household: { household: Record<string, unknown> }; Person: Record<string, Record<string, unknown>> } };
+    expect(household.entities.Household.household).not.toHaveProperty('snap_shelter_costs');
+    expect(household.entities.Person['person-1']).toEqual({});
   });
 
   it('edits by dtype: booleans toggle, enums cycle through their values, numbers are typed and stepped', async () => {

@@ -75,6 +75,22 @@ describe('a hand-derived Colorado household', () => {
     expect(out.message).toBeNull();
   });
 
+  test('package inputs nothing in the household fed are assumed_inputs, with the variables that would have fed them', async () => {
+    const { body: out } = await migrate(body);
+    const assumed = out.sidecar.assumed_inputs as { spm_unit: string; period: string; input: string; value: unknown; fed_by: string[] }[];
+    // the household gives no childcare and no disability payments: their inputs took the defaults
+    const care = assumed.find((a) => a.input === 'snap_dependent_care_costs');
+    const disabled = assumed.find((a) => a.input === 'snap_receives_disability_payments');
+    expect(care).toMatchObject({ spm_unit: 'spm', period: '2026-01', value: 0, fed_by: expect.arrayContaining(['spm_units.childcare_expenses']) });
+    expect(disabled).toMatchObject({ entity: 'Person', entity_id: 'adult', value: false, fed_by: ['people.social_security_disability'] });
+    // the time limit has no PolicyEngine-US variable in the tables: assumed, fed by nothing
+    expect(assumed.find((a) => a.input === 'snap_time_limit_exhausted')).toMatchObject({ fed_by: [] });
+    // what the household gave is not assumed: earned income, rent, the heating expense, the age
+    for (const given of ['snap_earned_income', 'snap_shelter_costs', 'age']) expect(assumed.map((a) => a.input)).not.toContain(given);
+    // and the calculation's warnings say so too
+    expect(out.sidecar.warnings.some((w: string) => w.startsWith('assumed '))).toBe(true);
+  });
+
   test('a monthly value is taken as it is, a yearly one divided by 12', async () => {
     const monthly = structuredClone(body);
     (monthly.household.people.adult as Vars).employment_income = { '2026-01': 1200 };

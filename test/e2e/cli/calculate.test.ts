@@ -44,7 +44,7 @@ describe('rules calculate: one household', () => {
     const body = JSON.parse(res.stdout);
     expect(body).toEqual(calculate(loadPackage(co), { household }));
     expect(body.trace.length).toBeGreaterThan(10);
-    expect(Object.keys(body)).toEqual(['engine', 'runtime', 'program_id', 'jurisdiction', 'period', 'outputs', 'trace', 'warnings']);
+    expect(Object.keys(body)).toEqual(['engine', 'runtime', 'program_id', 'jurisdiction', 'period', 'outputs', 'trace', 'warnings', 'assumptions']);
   });
 
   it("takes a whole POST /v1/calculate body (its household and variables), such as a package's sample_request", async () => {
@@ -149,10 +149,13 @@ describe('rules calculate --input: many households', () => {
     expect(res.stderr).toContain('line 3: invalid_household: household.facts.snap_shelter_costs: must be a number');
     expect(res.stderr).toContain('line 4: invalid_household: household.facts.snap_earned_income');
     const rows = readFileSync(output, 'utf8').trim().split('\n');
-    expect(rows[0]).toBe('line,snap_allotment,snap_net_income,warnings,error');
+    expect(rows[0]).toBe('line,snap_allotment,snap_net_income,warnings,assumptions,error');
     const expected = calculate(loadPackage(co), { household: { period: '2026-01', facts: { household_size: 3, snap_earned_income: 1500, snap_pays_telephone: true, snap_shelter_costs: 900 } }, variables: ['snap_allotment', 'snap_net_income'] });
-    expect(rows[1]).toBe(`2,${expected.outputs.snap_allotment},${expected.outputs.snap_net_income},,`);
-    expect(rows[2]).toMatch(/^3,,,,"invalid_household: /);
+    // numbers in CSV cells are numbers (no "given as text" warning); the assumptions column lists each input=value used
+    const assumed = expected.assumptions.map((a) => `${a.input}${a.entity_id === 'household' ? '' : `[${a.entity_id}]`}=${JSON.stringify(a.value)}`).join('; ');
+    expect(expected.warnings).toEqual([expect.stringMatching(/^assumed \d+ inputs/)]);
+    expect(rows[1]).toBe(`2,${expected.outputs.snap_allotment},${expected.outputs.snap_net_income},"${expected.warnings[0].replace(/"/g, '""')}",${assumed},`);
+    expect(rows[2]).toMatch(/^3,,,,,"invalid_household: /);
   });
 
   it('refuses a CSV column that is not an input (exit 2) and --trace into CSV', async () => {
@@ -174,5 +177,49 @@ describe('rules calculate --input: many households', () => {
     expect(results.map((r) => r.line)).toEqual([1, 2, 3]);
     for (const r of results.filter((x) => !x.error)) expect(r.trace.length).toBeGreaterThan(10);
     expect(res.stderr).toMatch(/3 households in .* → stdout/);
+  });
+});
+
+describe('rules calculate: what an answer assumed, and why it came out so', () => {
+  // one person, 1,200 earned in Colorado (72, see test/compiler/runtime/calculate/assumptions.test.ts),
+  // and one earning 5,200, above the gross income limit of 1,696 (7 CFR 273.9(a)(1))
+  const screening = { period: '2026-03', facts: { earned_income: 1200 }, people: { a: { age: 35 } } };
+  const failing = { period: '2026-03', facts: { earned_income: 5200 }, people: { a: { age: 35 } } };
+
+  it('--no-assumptions refuses an answer resting on inputs not given: exit 1, the list in the JSON error', async () => {
+    const res = await rules(['us-co/co-snap', '--household', '-', '--no-assumptions', '--json'], JSON.stringify(screening));
+    expect(res.exitCode).toBe(1);
+    const { error } = JSON.parse(res.stdout);
+    expect(error.code).toBe('invalid_household');
+    expect(error.assumptions).toEqual(calculate(loadPackage(co), { household: screening }).assumptions);
+    const human = await rules(['us-co/co-snap', '--household', '-', '--no-assumptions'], JSON.stringify(screening));
+    expect(human.exitCode).toBe(1);
+    expect(human.stderr).toContain('rules calculate: invalid_household: household: the answer depends on 14 facts the household does not give');
+    // the package's sample household gives everything: answered
+    expect((await rules(['us-co/co-snap', '--no-assumptions'])).exitCode).toBe(0);
+  });
+
+  it('--explain --json carries the explanation the API gives; the human form prints the tree', async () => {
+    const res = await rules(['us-co/co-snap', '--household', '-', '--explain', '--json', '--var', 'snap_income_eligible'], JSON.stringify(failing));
+    expect(res.exitCode).toBe(0);
+    const body = JSON.parse(res.stdout);
+    expect(body.explanation).toEqual(calculate(loadPackage(co), { household: failing, variables: ['snap_income_eligible'], explain: true }).explanation);
+    const human = await rules(['us-co/co-snap', '--household', '-', '--explain', '--var', 'snap_income_eligible'], JSON.stringify(failing));
+    expect(human.stdout).toContain('decided by:');
+    expect(human.stdout).toContain('snap_gross_income (5200) exceeds snap_gross_income_limit (1696)');
+  });
+
+  it('--input: each JSON Lines result carries its assumptions; with --no-assumptions a line resting on some is that line\'s error', async () => {
+    const lines = [screening, co.sample_request.household].map((h) => JSON.stringify(h)).join('\n');
+    const res = await rules(['us-co/co-snap', '--input', '-', '--workers', '1'], lines);
+    const [first, second] = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(first.assumptions.map((a: { input: string }) => a.input)).toContain('snap_shelter_costs');
+    expect(second.assumptions).toEqual([]);
+    const refused = await rules(['us-co/co-snap', '--input', '-', '--workers', '1', '--no-assumptions'], lines);
+    expect(refused.exitCode).toBe(1);
+    const [no, yes] = refused.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(no.error).toMatchObject({ code: 'invalid_household', assumptions: first.assumptions });
+    expect(yes.outputs).toEqual(second.outputs);
+    expect((await rules(['us-co/co-snap', '--input', '-', '--output', path.join(dir, 'e.csv'), '--explain'], lines)).stderr).toContain('--explain needs JSON Lines output');
   });
 });

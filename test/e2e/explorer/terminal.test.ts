@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CalculateRequest } from '../../../compiler/4-package/package-types.js';
 import { serve, type Served } from '../../support/daemon.js';
-import { selected, Terminal } from './tmux.js';
+import { selected, Terminal } from '../../support/tmux.js';
 
 // `rules explore` as a user drives it in a real terminal (tmux), with the values it shows
 // checked against what a real daemon's POST /v1/calculate answers for the same household.
@@ -110,6 +110,32 @@ describe('rules explore in a terminal', () => {
     await t.moveTo('j', (l) => l.startsWith('▸ snap_utility_allowance ='));
     await t.keys('Enter');
     await t.until((s) => s.includes(`▾ snap_utility_allowance = ${after.snap_utility_allowance}`) && s.includes('snap_pays_telephone = true  input'));
+    await t.keys('q');
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('marks what the answer assumed, fills the next assumed input with a, and shows why with w', { timeout: 120_000 }, async () => {
+    terminal = new Terminal();
+    const t = terminal;
+    await t.start(['--url', served.url, '--key', KEY]);
+    await openCoSnapHousehold(t, 'snap_shelter_costs');
+    // cleared, the shelter costs are not given: the daemon's answer assumes 0 and the form marks it
+    await t.keys('x');
+    const screen = await t.until('? household.snap_shelter_costs = —  assumed 0');
+    expect(screen).toContain('· 1 assumed');
+    expect(screen).toContain('x clear · a next assumed');
+    const assumed = await calculated({ snap_shelter_costs: undefined });
+    await t.until(`snap_allotment = ${assumed.snap_allotment}`);
+    // from the first input, `a` goes to it and opens it for typing
+    await t.moveTo('k', (l) => l.startsWith('household.household_size ='));
+    await t.keys('a');
+    await t.until('household.snap_shelter_costs = ▏');
+    await t.type('900');
+    await t.keys('Enter');
+    await t.until((s) => s.includes('household.snap_shelter_costs = 900 USD') && !s.includes('assumed'));
+    // why the first output came out so: its explanation, through the API
+    await t.keys('Tab', 'w', 'Enter');
+    await t.until((s) => s.includes('= if not snap_income_eligible: 0') && s.includes('took the'));
     await t.keys('q');
     expect(await t.exitCode()).toBe(0);
   });

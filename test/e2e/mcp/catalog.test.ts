@@ -130,9 +130,11 @@ describe('rules mcp catalog', () => {
     expect(trace).toContain('get_runtime_package with jurisdiction "us-co" and program_id "co-snap"');
     expect(trace).toContain('sample_request');
     expect(trace).not.toContain('```json');
+    // without a household, the agent gathers the facts at hand, then asks the API round by round
     const missing = await text('find_missing_household_inputs', only);
-    expect(missing).toContain('get_runtime_package with jurisdiction "us-co" and program_id "co-snap"');
-    expect(missing).toContain('questions to ask the client');
+    expect(missing).toContain('No household is given yet for co-snap in us-co');
+    expect(missing).toContain('Call calculate_household with program_id "co-snap", jurisdiction "us-co", the household and `assumptions: "refuse"`');
+    expect(missing).toContain('error.assumptions');
     expect(missing).not.toContain('```json');
   });
 
@@ -146,9 +148,18 @@ describe('rules mcp catalog', () => {
     expect(explain).toContain('calculate_household');
     expect(explain).toContain('"snap_earned_income": 1200');
     expect(explain).toContain('trace');
+    // with a household, the prompt carries the API's own list of what the answer depends on
     const missing = await text('find_missing_household_inputs', household);
-    expect(missing).toContain('get_runtime_package');
     expect(missing).toContain('"household_size": 2');
+    expect(missing).toMatch(/the answer for this household depends on \d+ facts it does not give \(the API's list/);
+    expect(missing).toContain('- period: give it at `household.period`');
+    expect(missing).toContain('- snap_shelter_costs (Household household): give it at `household.entities.Household.household.snap_shelter_costs` (otherwise 0 would be assumed)');
+    expect(missing).not.toContain('snap_earned_income (Household household)'); // given
+    // a household giving everything the answer reads needs nothing more
+    const complete = await client.callTool({ name: 'get_runtime_package', arguments: { jurisdiction: 'us-co', program_id: 'co-snap' } });
+    const sample = (complete.structuredContent as { data: { package: { sample_request: { household: unknown } } } }).data.package.sample_request.household;
+    const done = await text('find_missing_household_inputs', { program_id: 'co-snap', jurisdiction: 'us-co', household: JSON.stringify(sample) });
+    expect(done).toContain('The API needs nothing more for co-snap in us-co');
   });
 
   it('refuses a household prompt argument that is not a JSON object', async () => {

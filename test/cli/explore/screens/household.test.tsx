@@ -28,7 +28,7 @@ describe('Household screen', () => {
     const outputs = expected({});
     for (const [name, value] of Object.entries(outputs)) expect(frame).toContain(`▸ ${name} = ${JSON.stringify(value)}`);
     expect(selectedLine(frame)).toContain('household.household_size = 3');
-    expect(frame).toContain('enter edit · +/- step · r reset · tab outputs');
+    expect(frame).toContain('enter edit · +/- step · x clear · r reset · tab outputs');
     ui.unmount();
   });
 
@@ -82,7 +82,7 @@ describe('Household screen', () => {
     const trace = runCalculation(compiled.catalog, compiled.catalog.package('us-co', 'co-snap')!.pkg.sample_request, 10_000).trace as { variable: string; value: unknown; sources: string[] }[];
     const eligible = trace.find((t) => t.variable === 'snap_income_eligible')!;
     expect(frame).toContain(`snap_income_eligible = ${eligible.value}  ${eligible.sources[0].slice(0, 20)}`);
-    expect(frame).toContain('enter open trace · o open rule · tab inputs');
+    expect(frame).toContain('enter open trace · w why · o open rule · tab inputs');
     // o opens the rule of the selected line; coming back keeps the form and the open trace
     await ui.press('j', 'o');
     await ui.until('› co-snap household › snap_income_eligible');
@@ -91,6 +91,28 @@ describe('Household screen', () => {
     // down the tree to the inputs, with the household's values
     for (let i = 0; i < 60 && !/snap_earned_income = 1500 {2}input/.test(ui.frame()); i++) await ui.press('j');
     expect(ui.frame()).toMatch(/snap_earned_income = 1500 {2}input/);
+    ui.unmount();
+  });
+
+  it('marks the inputs the answer assumed, fills the next one with a, and shows why an output came out so with w', async () => {
+    const ui = await openHousehold();
+    // clear the shelter costs (the 12th input): the household no longer gives them, so the answer assumes 0
+    for (let i = 0; i < 11; i++) await ui.press('j');
+    await ui.until((f) => selectedLine(f).includes('household.snap_shelter_costs = 900 USD'));
+    await ui.press('x');
+    await ui.until((f) => f.includes('? household.snap_shelter_costs = —  assumed 0') && f.includes('· 1 assumed'));
+    // from the top, `a` goes to it and opens it for typing
+    for (let i = 0; i < 11; i++) await ui.press('k');
+    await ui.until((f) => selectedLine(f).includes('household.household_size = 3'));
+    await ui.press('a');
+    await ui.until('household.snap_shelter_costs = ▏');
+    await ui.press('900\r');
+    await ui.until((f) => f.includes('household.snap_shelter_costs = 900 USD') && !f.includes('assumed'));
+    // the first output, opened in the why view: its formula and the branch it took
+    await ui.press(KEY.tab, 'w', KEY.enter);
+    const frame = await ui.until('took the else branch'); // 3 people: past the minimum allotment's sizes
+    expect(frame).toContain('= if not snap_income_eligible: 0');
+    expect(frame).toContain('enter open why · w trace · o open rule · tab inputs');
     ui.unmount();
   });
 

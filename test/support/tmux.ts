@@ -2,12 +2,13 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { cleanEnv } from '../../support/daemon.js';
-import { CLI, PROJECT } from '../../support/paths.js';
+import { cleanEnv } from './daemon.js';
+import { CLI, PROJECT } from './paths.js';
 
-// `rules explore` in a real terminal: a tmux server of its own (so nothing else's sessions are
-// touched), one detached session per run, keys sent with send-keys and the screen read with
-// capture-pane. Waits poll the screen until what is expected appears, with a timeout.
+// A `rules` command in a real terminal (`rules explore`, or `rules calculate` printing to a TTY): a
+// tmux server of its own (so nothing else's sessions are touched), one detached session per run,
+// keys sent with send-keys and the screen read with capture-pane. Waits poll the screen until
+// what is expected appears, with a timeout.
 
 export class Terminal {
   private readonly socket = `rules-explore-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -17,13 +18,13 @@ export class Terminal {
     return execa('tmux', ['-L', this.socket, ...args], { env: cleanEnv(), extendEnv: false });
   }
 
-  /** Starts `rules explore <args>` in a `columns`×`rows` terminal; its exit status goes to a file,
-   *  and the terminal stays (until close) so what it printed last can be read.
+  /** Starts `rules explore <args>` (or another `command`) in a `columns`×`rows` terminal; its exit
+   *  status goes to a file, and the terminal stays (until close) so what it printed last can be read.
    *  The environment is the test's without RULES_* settings, and without colour unless `color`. */
-  async start(args: string[], options: { color?: boolean; columns?: number; rows?: number } = {}): Promise<void> {
+  async start(args: string[], options: { color?: boolean; columns?: number; rows?: number; command?: string } = {}): Promise<void> {
     const env = cleanEnv();
     if (options.color) delete env.NO_COLOR;
-    const command = `cd ${quote(PROJECT)} && ${quote(process.execPath)} ${quote(CLI)} explore ${args.map(quote).join(' ')}; echo EXIT:$? > ${quote(this.exitFile)}; sleep 60`;
+    const command = `cd ${quote(PROJECT)} && ${quote(process.execPath)} ${quote(CLI)} ${options.command ?? 'explore'} ${args.map(quote).join(' ')}; echo EXIT:$? > ${quote(this.exitFile)}; sleep 60`;
     // the session's own server starts here, so the command inherits exactly this environment
     await execa('tmux', ['-L', this.socket, 'new-session', '-d', '-s', 'explore', '-x', String(options.columns ?? 120), '-y', String(options.rows ?? 40), command], { env, extendEnv: false });
   }
@@ -69,11 +70,11 @@ export class Terminal {
     throw new Error(`no selected line satisfied the check after ${max} presses of ${key}:\n${await this.screen()}`);
   }
 
-  /** The exit status `rules explore` ended with. */
+  /** The exit status the command ended with. */
   async exitCode(timeoutMs = 10_000): Promise<number> {
     const started = Date.now();
     while (!existsSync(this.exitFile) || !readFileSync(this.exitFile, 'utf8').includes('\n')) {
-      if (Date.now() - started > timeoutMs) throw new Error(`rules explore did not exit within ${timeoutMs} ms; the screen is:\n${await this.screen().catch(() => '(gone)')}`);
+      if (Date.now() - started > timeoutMs) throw new Error(`the command did not exit within ${timeoutMs} ms; the screen is:\n${await this.screen().catch(() => '(gone)')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     return Number(/EXIT:(\d+)/.exec(readFileSync(this.exitFile, 'utf8'))![1]);
