@@ -43,7 +43,13 @@ export function runPayload(v: Validation, refs: ReferenceSet, meta: { kind: stri
     })),
     api_version: API_VERSION,
     base_url: meta.baseUrl,
-    model_versions: { rules: PACKAGE_VERSION, runtimes: meta.runtimes, reference: { engine: refs.engine, version: refs.engine_version, period: refs.period } },
+    // the run record keeps no field of its own for them: the reference engine's departures, with
+    // the households each explained and those it was applied to in vain, go with its version
+    model_versions: {
+      rules: PACKAGE_VERSION,
+      runtimes: meta.runtimes,
+      reference: { engine: refs.engine, version: refs.engine_version, period: refs.period, departures: v.by_departure },
+    },
   };
   if (JSON.stringify(payload).length > BODY_LIMIT - 1024) {
     payload.cases = payload.cases.map(({ values: _values, ...rest }) => rest);

@@ -35,6 +35,7 @@ const BODY = `<main class="dash">
 <h2 id="run-title"></h2>
 <dl id="run-meta" class="facts"></dl>
 <ul id="run-counts" class="counts"></ul>
+<ul id="run-departures" class="counts" aria-label="Departures of the reference engine" hidden></ul>
 <div class="scroll"><table id="rows"></table></div>
 <h3 id="cases-heading">Households</h3>
 <p id="cases-summary" class="muted"></p>

@@ -280,6 +280,15 @@ export const VALIDATION_SCRIPT = String.raw`
     for (const row of rows) { const v = row && row.status === 'covered' ? 'covered' : verdictOf(row); counts[v] = (counts[v] || 0) + 1; }
     const order = [...SERIES, 'covered', 'other'];
     $('run-counts').replaceChildren(...Object.entries(counts).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([verdict, n]) => el('li', {}, [verdictBadge(verdict === 'covered' ? 'matched' : verdict, verdict + ': ' + n)])));
+    // rules validate records each departure of the reference engine with the households it explained
+    const reference = run.model_versions && run.model_versions.reference;
+    const departures = reference && Array.isArray(reference.departures) ? reference.departures.filter((d) => d && (d.explained || d.unexplained)) : [];
+    $('run-departures').replaceChildren(...departures.map((d) => el('li', {}, [
+      el('span', { class: 'mono', text: shown(d.id) + ': ' }),
+      verdictBadge('explained', 'explained ' + shown(d.explained)),
+      ...(d.unexplained ? [document.createTextNode(' '), verdictBadge('unexplained', 'applied in vain to ' + shown(d.unexplained))] : []),
+    ])));
+    show('run-departures', departures.length > 0);
     const extra = [];
     for (const row of rows) for (const key of Object.keys(row || {})) if (key !== 'variable' && key !== 'status' && !extra.includes(key)) extra.push(key);
     const columns = ['variable', 'status', ...extra];

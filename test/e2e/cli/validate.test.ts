@@ -89,6 +89,9 @@ describe('in-process', () => {
     const timeLimit = out.departures.find((d: { id: string }) => d.id === 'time-limit-applied-at-once');
     expect(timeLimit).toMatchObject({ explained: 3, unexplained: 0, counterfactual: { via: 'household', own_inputs: ['snap_time_limit_exhausted'], applied: expect.stringMatching(/our package input, set directly because the reference engine's wire format has no variable for it/) } });
     expect(out.departures.find((d: { id: string }) => d.id === 'benefit-not-rounded').counterfactual).toMatchObject({ via: 'recompute', applied: expect.stringMatching(/^recomputed from our own intermediates/) });
+    // the published run carries the counts per departure with the reference engine's version
+    expect(out.run.model_versions.reference.departures).toContainEqual({ id: 'time-limit-applied-at-once', explained: 3, unexplained: 0 });
+    expect(out.run.cases.find((c: { id: string }) => c.id === 'pe-g0005')).toMatchObject({ status: 'differ', class: 'explained', proved_by: ['always-standard-utility-allowance', 'time-limit-applied-at-once'] });
     expect(out.cases.every((c: { latency_ms: number }) => typeof c.latency_ms === 'number')).toBe(true);
     expect(out.run.model_versions).toMatchObject({ rules: expect.any(String), runtimes: expect.arrayContaining([expect.stringMatching(/^us-co\//)]), reference: { engine: 'policyengine-us' } });
   });
@@ -301,12 +304,14 @@ describe('against a daemon', () => {
     await page.waitForFunction((id) => document.getElementById('run-title')?.textContent === `Run ${id}` && !document.getElementById('run-section')?.hidden, healthyId);
     expect(await redIn(page, '#run-section *')).toEqual([]);
     expect(await page.locator('#run-counts').textContent()).toMatch(/explained: \d+/);
+    expect(await page.locator('#run-departures').textContent()).toContain('time-limit-applied-at-once: explained 3');
     expect(await page.locator('#cases tbody tr').first().textContent()).toMatch(/explainedproved by /);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'validation-explained.png'), fullPage: true });
 
     await page.locator(`#runs tr[data-run-id="${brokenId}"] button`).click();
     await page.waitForFunction((id) => document.getElementById('run-title')?.textContent === `Run ${id}` && !document.getElementById('run-section')?.hidden, brokenId);
     expect((await redIn(page, '#run-section *')).length).toBeGreaterThan(0);
+    expect(await page.locator('#run-departures').textContent()).toMatch(/always-standard-utility-allowance: explained 0 applied in vain to \d+/);
     expect(await page.locator('#rows tbody tr.row-unexplained').first().textContent()).toMatch(/parity_diff · unexplained/);
     const households = await page.locator('#cases tbody tr').allTextContents();
     expect(households.length).toBe(brokenOut.summary.different);
