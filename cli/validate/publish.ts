@@ -44,7 +44,7 @@ export function runPayload(v: Validation, refs: ReferenceSet, meta: { kind: stri
     api_version: API_VERSION,
     base_url: meta.baseUrl,
     // the run record keeps no field of its own for them: the reference engine's departures, with
-    // the households each explained and those it was applied to in vain, go with its version
+    // the households each explained and those it was tried on in vain, go with its version
     model_versions: {
       rules: PACKAGE_VERSION,
       runtimes: meta.runtimes,

@@ -70,7 +70,7 @@ export function renderReport(v: Validation, refs: ReferenceSet, meta: { source: 
   if (used.length) {
     out.push('', paint('bold', `Where ${engine} departs from the law (we follow the law):`));
     for (const { d, n } of used) {
-      out.push(`  ${d.id}: ${n.explained} explained${n.unexplained ? paint('red', `, applied to ${n.unexplained} unexplained`) : ''}`);
+      out.push(`  ${d.id}: ${n.explained} explained${n.unexplained ? paint('red', `, tried on ${n.unexplained} unexplained`) : ''}`);
       out.push(`      ${engine}: ${d.engine}`);
       out.push(paint('dim', `      the law: ${d.law}`));
       out.push(paint('dim', `      counterfactual: ${appliedHow(d)}`));

@@ -286,7 +286,7 @@ export const VALIDATION_SCRIPT = String.raw`
     $('run-departures').replaceChildren(...departures.map((d) => el('li', {}, [
       el('span', { class: 'mono', text: shown(d.id) + ': ' }),
       verdictBadge('explained', 'explained ' + shown(d.explained)),
-      ...(d.unexplained ? [document.createTextNode(' '), verdictBadge('unexplained', 'applied in vain to ' + shown(d.unexplained))] : []),
+      ...(d.unexplained ? [document.createTextNode(' '), verdictBadge('unexplained', 'tried on ' + shown(d.unexplained) + ' unexplained')] : []),
     ])));
     show('run-departures', departures.length > 0);
     const extra = [];

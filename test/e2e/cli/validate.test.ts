@@ -311,7 +311,7 @@ describe('against a daemon', () => {
     await page.locator(`#runs tr[data-run-id="${brokenId}"] button`).click();
     await page.waitForFunction((id) => document.getElementById('run-title')?.textContent === `Run ${id}` && !document.getElementById('run-section')?.hidden, brokenId);
     expect((await redIn(page, '#run-section *')).length).toBeGreaterThan(0);
-    expect(await page.locator('#run-departures').textContent()).toMatch(/always-standard-utility-allowance: explained 0 applied in vain to \d+/);
+    expect(await page.locator('#run-departures').textContent()).toMatch(/always-standard-utility-allowance: explained 0 tried on \d+ unexplained/);
     expect(await page.locator('#rows tbody tr.row-unexplained').first().textContent()).toMatch(/parity_diff · unexplained/);
     const households = await page.locator('#cases tbody tr').allTextContents();
     expect(households.length).toBe(brokenOut.summary.different);
