@@ -9,7 +9,7 @@ import { compare, comparedVariables } from '../validate/compare.js';
 import { POLICYENGINE_DEPARTURES } from '../validate/departures.js';
 import { previousLocal, previousPublished, publish, runPayload, saveLocal } from '../validate/publish.js';
 import { DEFAULT_REFERENCE, loadReferences, ReferenceFileError } from '../../server/migration/reference.js';
-import { renderReport } from '../validate/report.js';
+import { appliedHow, renderReport } from '../validate/report.js';
 import { localRunner, remoteRunner, type CaseOutcome, type Runner } from '../validate/runner.js';
 import { ensureWritableFolder } from '../os-errors.js';
 
@@ -20,6 +20,7 @@ import { ensureWritableFolder } from '../os-errors.js';
 
 interface ValidateOptions {
   reference?: string[];
+  state?: string[];
   compiled?: string;
   url?: string;
   key?: string;
@@ -42,6 +43,7 @@ export function registerValidate(program: Command): void {
     .command('validate')
     .description("compare our answers with an external engine's recorded values for reference households (a validation run)")
     .option('--reference <file>', `reference households with recorded values; repeatable (default: ${path.relative(process.cwd(), DEFAULT_REFERENCE) || DEFAULT_REFERENCE})`, collect)
+    .option('--state <code>', 'only the households of this state (e.g. CO); repeatable', collect)
     .option('--compiled <dir>', 'compiled output to calculate with (default: compile the bundled encodings)')
     .option('--url <url>', "calculate on a daemon's migration endpoint instead (POST /v1/household/us/calculate)")
     .option('--key <key>', 'API key for --url (compat:external) and --publish (admin:analytics); or RULES_API_KEY')
@@ -56,8 +58,11 @@ export function registerValidate(program: Command): void {
       `
 Rows follow the validation-run format: per variable parity_match (every household within the
 tolerance), parity_diff, uncovered (we cannot compute it), and drift_diff when our values moved
-since the previous run of the same kind. Exit status: 0 every compared value matches, 1 a value
-differs, cannot be computed or a household fails, 2 usage error.`,
+since the previous run of the same kind. A household that differs is recalculated with the
+reference engine's departures from the law applied (each departure's counterfactual, alone and
+together): explained when they land within the tolerance on every compared variable, else
+unexplained. Exit status: 0 every compared value matches or is explained, 1 a difference is
+unexplained, a value cannot be computed or a household fails, 2 usage error.`,
     )
     .action(async (options: ValidateOptions) => {
       if (options.url && options.compiled) throw new UsageError('use either --compiled or --url, not both');
@@ -75,6 +80,11 @@ differs, cannot be computed or a household fails, 2 usage error.`,
           throw err;
         }
       })();
+      if (options.state?.length) {
+        const states = new Set(options.state.map((s) => s.toUpperCase()));
+        refs.cases = refs.cases.filter((c) => c.state && states.has(c.state.toUpperCase()));
+        if (!refs.cases.length) throw new UsageError(`--state ${options.state.join(', ')}: no household of the references is in ${states.size === 1 ? 'that state' : 'those states'}`);
+      }
       const kind = options.kind ?? refs.engine;
       const warn = (m: string) => process.stderr.write(`rules validate: warning: ${m}\n`);
       const tables = POLICYENGINE_US_SNAP;
@@ -88,9 +98,11 @@ differs, cannot be computed or a household fails, 2 usage error.`,
           const done = (i + 1) / refs.cases.length;
           progress.update(`validating [${'='.repeat(Math.round(done * 30)).padEnd(30)}] ${i + 1}/${refs.cases.length} ${c.id}`);
         }
-        progress.clear();
         const previous = options.publish ? await previousPublished(options.publish, key!, kind) : previousLocal(options.dataDir, kind, warn);
-        const validation = await compare(refs, outcomes, { tables, tolerance, departures: POLICYENGINE_DEPARTURES, runner, period: refs.period, previous });
+        const onProof = (done: number, total: number) =>
+          progress.update(`proving [${'='.repeat(Math.round((done / total) * 30)).padEnd(30)}] ${done}/${total} households that differ, recalculated with the departures applied`);
+        const validation = await compare(refs, outcomes, { tables, tolerance, departures: POLICYENGINE_DEPARTURES, runner, period: refs.period, previous, onProof });
+        progress.clear();
         return { validation, runtimes: [...new Set(outcomes.flatMap((o) => o.runtime_ids))].sort(), source: runner.source };
       };
       const { validation, runtimes, source } = options.url
@@ -100,13 +112,15 @@ differs, cannot be computed or a household fails, 2 usage error.`,
       const payload = runPayload(validation, refs, { kind, baseUrl: options.url ?? null, runtimes }, warn);
       const published = options.publish ? await publish(options.publish, key!, payload) : undefined;
       if (!options.publish) saveLocal(options.dataDir, payload);
-      const compared = validation.rows.filter((r) => r.status !== 'drift_diff');
-      const failed = compared.some((r) => r.status !== 'parity_match') || validation.cases.some((c) => c.status !== 'match' || c.uncovered.length);
+      const unexplained = validation.cases.filter((c) => c.proof?.class === 'unexplained').length;
+      const failed = unexplained > 0 || validation.rows.some((r) => r.status === 'uncovered') || validation.cases.some((c) => c.status === 'error' || c.uncovered.length);
       if (options.json) {
         const summary = {
           households: validation.cases.length,
           matching: validation.cases.filter((c) => c.status === 'match').length,
           different: validation.cases.filter((c) => c.status === 'differ').length,
+          explained: validation.cases.filter((c) => c.proof?.class === 'explained').length,
+          unexplained,
           errored: validation.cases.filter((c) => c.status === 'error').length,
           main: validation.main,
           by_set: validation.by_set,
@@ -115,7 +129,12 @@ differs, cannot be computed or a household fails, 2 usage error.`,
           tolerance,
           ...(published ? { published: { ...published, url: options.publish } } : {}),
         };
-        process.stdout.write(JSON.stringify({ summary, rows: validation.rows, cases: validation.cases, departures: validation.departures.map(({ applies: _a, ...d }) => d), run: payload }) + '\n');
+        const departures = validation.departures.map((d) => {
+          const { apply: _apply, ...counterfactual } = d.counterfactual;
+          const { explained, unexplained: notProved } = validation.by_departure.find((b) => b.id === d.id)!;
+          return { ...d, counterfactual: { ...counterfactual, applied: appliedHow(d) }, explained, unexplained: notProved };
+        });
+        process.stdout.write(JSON.stringify({ summary, rows: validation.rows, cases: validation.cases, departures, run: payload }) + '\n');
       } else {
         process.stdout.write(renderReport(validation, refs, { source, runtimes, tolerance, worst }));
         if (published) process.stdout.write(`published ${published.id} to ${options.publish} (GET /v1/admin/validation/runs/${published.id}; dashboard /docs/validation)\n`);

@@ -1,27 +1,22 @@
 import type { MappingTable, OutputMapping } from '../../server/migration/mapping.js';
 import type { IgnoredInput } from '../../server/migration/run.js';
-import type { Departure } from './departures.js';
+import type { Departure, Values } from './departures.js';
 import type { ReferenceCase, ReferenceSet } from '../../server/migration/reference.js';
+import { prove, type Difference, type Proof } from './prove.js';
 import type { CaseOutcome, Runner } from './runner.js';
+
+export type { Difference } from './prove.js';
 
 // Our values against the reference engine's, per variable and per household, in the
 // validation-run format: one row per variable (`parity_match` when every household agrees
 // within the tolerance, `parity_diff` otherwise, `uncovered` when we cannot compute it), and a
-// `drift_diff` row for a variable whose values moved since the previous run. Every difference
-// is explained: by a known departure of the reference engine from the law, or by the rule
-// (and its legal source) that produced our value.
+// `drift_diff` row for a variable whose values moved since the previous run. Every household
+// that differs is put to its counterfactual proof (prove.ts): `explained` when the departures
+// of the reference engine it may come from, applied, land on the reference values; otherwise
+// `unexplained`, with the rule of ours where the two part.
 
-export interface Difference {
-  variable: string;
-  ours: unknown;
-  reference: unknown;
-  delta?: number;
-}
-
-export interface Explanation {
-  /** Known departures of the reference engine that account for the difference. */
-  departures: string[];
-  /** The first intermediate that differs, with the rule that produced our value. */
+export interface FirstDifference {
+  /** The deepest variable that differs (with every attributed departure applied, when any was). */
   variable: string;
   rule: string | null;
   source: string | null;
@@ -31,10 +26,14 @@ export interface CaseReport {
   id: string;
   set: string | null;
   state: string | null;
-  status: 'match' | 'differ' | 'error';
+  /** `uncovered`: no package serves the household's state, so nothing was compared. */
+  status: 'match' | 'differ' | 'error' | 'uncovered';
   latency_ms: number;
   differences: Difference[];
-  explanation?: Explanation;
+  proof?: Proof;
+  first_difference?: FirstDifference;
+  /** The reference engine's values, beside ours (`values`), for a household no departure explains. */
+  reference?: Record<string, unknown>;
   uncovered: { variable: string; reason: string }[];
   ignored_inputs: IgnoredInput[];
   error?: string;
@@ -48,13 +47,24 @@ export interface VariableRow {
   cases: number;
   matching: number;
   different: number;
+  /** Of the households that differ here: those whose difference a departure's counterfactual proves, and the others. */
+  explained?: number;
+  unexplained?: number;
   uncovered: number;
   match_rate: number | null;
   ours?: string;
   tolerance?: number;
-  worst?: (Difference & { case: string; departures: string[] })[];
+  worst?: (Difference & { case: string; class: Proof['class']; departures: string[] })[];
   changed?: { case: string; previous: unknown; current: unknown }[];
   note?: string;
+}
+
+export interface DepartureCount {
+  id: string;
+  /** Households it is part of the proof of. */
+  explained: number;
+  /** Households it was applied to that stay unexplained. */
+  unexplained: number;
 }
 
 export interface Validation {
@@ -63,12 +73,14 @@ export interface Validation {
   cases: CaseReport[];
   by_set: { set: string; cases: number; matching: number }[];
   departures: Departure[];
+  by_departure: DepartureCount[];
 }
 
 const WORST = 5;
+const CENT = 0.01;
 
 function agrees(output: OutputMapping | undefined, ours: unknown, reference: unknown, tolerance: number): boolean {
-  if (typeof reference === 'number') return typeof ours === 'number' && Math.abs(ours - reference) <= (output?.kind === 'amount' ? tolerance : 0);
+  if (typeof reference === 'number') return typeof ours === 'number' && Math.abs(ours - reference) <= (output?.kind === 'amount' ? tolerance : 0) + 1e-9;
   return ours === reference;
 }
 
@@ -82,35 +94,30 @@ export function comparedVariables(references: ReferenceSet, tables: MappingTable
 export async function compare(
   references: ReferenceSet,
   outcomes: CaseOutcome[],
-  options: { tables: MappingTable[]; tolerance: number; departures: Departure[]; runner: Runner; period: string; previous?: Map<string, Record<string, unknown>> },
+  options: { tables: MappingTable[]; tolerance: number; departures: Departure[]; runner: Runner; period: string; previous?: Map<string, Record<string, unknown>>; onProof?: (done: number, total: number) => void },
 ): Promise<Validation> {
   const variables = comparedVariables(references, options.tables);
   const outputs = new Map(options.tables.flatMap((t) => t.outputs.map((o) => [o.variable, o] as const)));
   const tableOf = (c: ReferenceCase) => options.tables.find((t) => t.state === c.state) ?? options.tables[0];
   const main = variables.includes('snap') ? 'snap' : variables[0];
-  const cases: CaseReport[] = [];
-  for (const [i, c] of references.cases.entries()) {
+  const differencesOf = (values: Values, expected: Record<string, unknown>, tolerance = options.tolerance): Difference[] =>
+    variables
+      .filter((v) => v in expected && v in values && !agrees(outputs.get(v), values[v], expected[v], tolerance))
+      .map((v) => {
+        const [ours, reference] = [values[v], expected[v]];
+        return { variable: v, ours, reference, ...(typeof ours === 'number' && typeof reference === 'number' ? { delta: Math.round((ours - reference) * 100) / 100 } : {}) };
+      });
+  const cases: CaseReport[] = references.cases.map((c, i) => {
     const outcome = outcomes[i];
-    const differences: Difference[] = [];
-    const uncovered: CaseReport['uncovered'] = [];
-    for (const v of variables) {
-      if (!(v in c.expected)) continue;
-      if (!(v in outcome.values)) {
-        const why = outcome.unsupported.find((u) => u.variable === v)?.reason ?? outcome.error ?? 'not computed';
-        uncovered.push({ variable: v, reason: why });
-        continue;
-      }
-      const ours = outcome.values[v];
-      const reference = c.expected[v];
-      if (!agrees(outputs.get(v), ours, reference, options.tolerance)) {
-        differences.push({ variable: v, ours, reference, ...(typeof ours === 'number' && typeof reference === 'number' ? { delta: Math.round((ours - reference) * 100) / 100 } : {}) });
-      }
-    }
-    const report: CaseReport = {
+    const uncovered = variables
+      .filter((v) => v in c.expected && !(v in outcome.values))
+      .map((v) => ({ variable: v, reason: outcome.unsupported.find((u) => u.variable === v)?.reason ?? outcome.uncovered ?? outcome.error ?? 'not computed' }));
+    const differences = differencesOf(outcome.values, c.expected);
+    return {
       id: c.id,
       set: c.set ?? null,
       state: c.state ?? null,
-      status: outcome.error ? 'error' : differences.length ? 'differ' : 'match',
+      status: outcome.error ? 'error' : outcome.uncovered ? 'uncovered' : differences.length ? 'differ' : 'match',
       latency_ms: outcome.latency_ms,
       differences,
       uncovered,
@@ -118,28 +125,50 @@ export async function compare(
       values: outcome.values,
       ...(outcome.error ? { error: outcome.error } : {}),
     };
-    if (differences.length) report.explanation = await explain(c, outcome, differences, tableOf(c), options);
-    cases.push(report);
+  });
+
+  // The reference engine rounds each recorded amount to cents on its own (its earned and
+  // unearned income need not add up to its gross income to the cent), so a counterfactual that
+  // recomputes a sum from prorated parts lands when it is within the tolerance or a cent.
+  const landing = Math.max(options.tolerance, CENT);
+  const context = { departures: options.departures, runner: options.runner, variables, period: options.period, differencesOf: (values: Values, expected: Record<string, unknown>) => differencesOf(values, expected, landing) };
+  const differing = cases.filter((r) => r.status === 'differ');
+  for (const [done, report] of differing.entries()) {
+    const c = references.cases.find((r) => r.id === report.id)!;
+    report.proof = await prove(c, report.values, report.differences, context);
+    if (report.proof.class === 'unexplained') {
+      // where the two engines part: in the least that is left, as recorded or with departures applied
+      const closest = [report.differences, ...report.proof.attempts.filter((a) => !a.error).map((a) => a.differences)].reduce((best, d) => (d.length < best.length ? d : best));
+      report.first_difference = await firstDifference(closest, tableOf(c), options.runner);
+      report.reference = c.expected;
+    } else report.first_difference = await firstDifference(report.differences, tableOf(c), options.runner);
+    options.onProof?.(done + 1, differing.length);
   }
 
   const rows: VariableRow[] = variables.map((variable) => {
     const relevant = cases.filter((c) => variable in (references.cases.find((r) => r.id === c.id)?.expected ?? {}));
     const uncoveredCount = relevant.filter((c) => c.uncovered.some((u) => u.variable === variable)).length;
-    const diffs = relevant.flatMap((c) => c.differences.filter((d) => d.variable === variable).map((d) => ({ ...d, case: c.id, departures: c.explanation?.departures ?? [] })));
+    const diffs = relevant.flatMap((c) =>
+      c.differences.filter((d) => d.variable === variable).map((d) => ({ ...d, case: c.id, class: c.proof!.class, departures: c.proof!.proved_by })),
+    );
     const compared = relevant.length - uncoveredCount;
     const output = outputs.get(variable);
     const status: VariableRow['status'] = compared === 0 ? 'uncovered' : diffs.length ? 'parity_diff' : 'parity_match';
+    const unexplained = diffs.filter((d) => d.class === 'unexplained');
     return {
       variable,
       status,
       cases: relevant.length,
       matching: compared - diffs.length,
       different: diffs.length,
+      explained: diffs.length - unexplained.length,
+      unexplained: unexplained.length,
       uncovered: uncoveredCount,
       match_rate: compared ? Math.round(((compared - diffs.length) / compared) * 10000) / 10000 : null,
       ...(output ? { ours: `${output.from === 'input' ? 'input ' : ''}${output.name}` } : { note: 'no mapping table answers this variable' }),
       ...(output?.kind === 'amount' ? { tolerance: options.tolerance } : {}),
-      ...(diffs.length ? { worst: diffs.sort((a, b) => Math.abs(b.delta ?? Infinity) - Math.abs(a.delta ?? Infinity)).slice(0, WORST) } : {}),
+      // unexplained differences first, then the largest
+      ...(diffs.length ? { worst: diffs.sort((a, b) => Number(b.class === 'unexplained') - Number(a.class === 'unexplained') || Math.abs(b.delta ?? Infinity) - Math.abs(a.delta ?? Infinity)).slice(0, WORST) } : {}),
       ...(output?.note ? { note: output.note } : {}),
     };
   });
@@ -150,19 +179,21 @@ export async function compare(
     const inSet = cases.filter((c) => (c.set ?? 'all') === set && !c.uncovered.some((u) => u.variable === main));
     return { set, cases: inSet.length, matching: inSet.filter((c) => !c.differences.some((d) => d.variable === main) && c.status !== 'error').length };
   });
-  return { main, rows, cases, by_set, departures: options.departures };
+  const by_departure = options.departures.map((d) => ({
+    id: d.id,
+    explained: differing.filter((c) => c.proof!.proved_by.includes(d.id)).length,
+    unexplained: differing.filter((c) => c.proof!.class === 'unexplained' && c.proof!.attributed.includes(d.id)).length,
+  }));
+  return { main, rows, cases, by_set, departures: options.departures, by_departure };
 }
 
-/** Which departures account for a household's differences, else the rule behind the first one. */
-async function explain(c: ReferenceCase, outcome: CaseOutcome, differences: Difference[], table: MappingTable, options: { departures: Departure[]; runner: Runner; period: string }): Promise<Explanation> {
-  const departures = options.departures.filter((d) => d.variables.some((v) => differences.some((x) => x.variable === v)) && d.applies(c, outcome.values, options.period));
-  // the table lists outputs from the benefit down to its inputs: the deepest differing one is the cause
+/** The deepest differing variable (the tables list outputs from the benefit down to its inputs) and the rule behind our value. */
+async function firstDifference(differences: Difference[], table: MappingTable, runner: Runner): Promise<FirstDifference> {
   const order = table.outputs.map((o) => o.variable);
   const first = [...differences].sort((a, b) => order.indexOf(b.variable) - order.indexOf(a.variable))[0];
   const output = table.outputs.find((o) => o.variable === first.variable);
-  const rule = output && output.from !== 'input' ? await options.runner.ruleOf(table.jurisdiction, table.program_id, output.name) : undefined;
+  const rule = output && output.from !== 'input' ? await runner.ruleOf(table.jurisdiction, table.program_id, output.name) : undefined;
   return {
-    departures: departures.map((d) => d.id),
     variable: first.variable,
     rule: rule?.rule ?? (output?.from === 'input' ? `input ${output.name}` : null),
     source: rule?.source ?? (output?.from === 'input' ? `mapped from the household by the ${table.jurisdiction} table` : null),

@@ -28,11 +28,28 @@ export function runPayload(v: Validation, refs: ReferenceSet, meta: { kind: stri
   const payload: RunPayload = {
     kind: meta.kind,
     rows: v.rows as unknown as Record<string, unknown>[],
-    // values[i] is our value of rows[i].variable (positional, to keep a run within the body limit)
-    cases: v.cases.map((c) => ({ id: c.id, set: c.set, state: c.state, status: c.status, latency_ms: c.latency_ms, values: compared.map((r) => c.values[r.variable] ?? null) })),
+    // values[i] is our value of rows[i].variable (positional, to keep a run within the body limit);
+    // a household that differs says whether its counterfactual proves it, and if not, where ours parts
+    cases: v.cases.map((c) => ({
+      id: c.id,
+      set: c.set,
+      state: c.state,
+      status: c.status,
+      ...(c.proof ? { class: c.proof.class, proved_by: c.proof.proved_by } : {}),
+      ...(c.proof?.class === 'unexplained' ? { differences: c.differences, first_difference: c.first_difference, tried: c.proof.attributed } : {}),
+      ...(c.error ? { error: c.error } : {}),
+      latency_ms: c.latency_ms,
+      values: compared.map((r) => c.values[r.variable] ?? null),
+    })),
     api_version: API_VERSION,
     base_url: meta.baseUrl,
-    model_versions: { rules: PACKAGE_VERSION, runtimes: meta.runtimes, reference: { engine: refs.engine, version: refs.engine_version, period: refs.period } },
+    // the run record keeps no field of its own for them: the reference engine's departures, with
+    // the households each explained and those it was tried on in vain, go with its version
+    model_versions: {
+      rules: PACKAGE_VERSION,
+      runtimes: meta.runtimes,
+      reference: { engine: refs.engine, version: refs.engine_version, period: refs.period, departures: v.by_departure },
+    },
   };
   if (JSON.stringify(payload).length > BODY_LIMIT - 1024) {
     payload.cases = payload.cases.map(({ values: _values, ...rest }) => rest);

@@ -1,68 +1,115 @@
 import { painter } from '../output.js';
-import type { Validation } from './compare.js';
+import type { CaseReport, Validation } from './compare.js';
+import type { Departure } from './departures.js';
 import type { ReferenceSet } from '../../server/migration/reference.js';
 
-// The human report of `rules validate`: the per-variable table, the match rate of the main
-// variable per reference set, the worst differences with both sides' intermediates and their
-// explanation, and the reference engine's known departures from the law that were seen.
+// The human report of `rules validate`: the per-variable table (matched, explained,
+// unexplained), the match rate of the main variable per reference set, the households no
+// departure explains first (both sides' intermediates and where ours and theirs part), then
+// the largest explained differences with the departures whose counterfactual proves them, and
+// the reference engine's departures from the law with how each was applied.
 
 const pct = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
-const show = (v: unknown) => (typeof v === 'number' ? String(Math.round(v * 100) / 100) : JSON.stringify(v));
+const show = (v: unknown) => (v === undefined ? '—' : typeof v === 'number' ? String(Math.round(v * 100) / 100) : JSON.stringify(v));
+const where = (c: CaseReport) => (c.state || c.set ? ` (${[c.state, c.set].filter(Boolean).join(', ')})` : '');
+
+/** How a departure's counterfactual is applied, in words. */
+export function appliedHow(d: Departure): string {
+  const cf = d.counterfactual;
+  if (cf.via === 'recompute') return `recomputed from our own intermediates (a formula of the reference engine, which no input change reproduces): ${cf.change}`;
+  const own = cf.own_inputs?.length
+    ? `; ${cf.own_inputs.join(', ')} is our package input, set directly because the reference engine's wire format has no variable for it (the endpoint takes it under our name)`
+    : '';
+  return `the household changed in the reference engine's wire format and calculated again: ${cf.change}${own}`;
+}
 
 export function renderReport(v: Validation, refs: ReferenceSet, meta: { source: string; runtimes: string[]; tolerance: number; worst: number }): string {
   const paint = painter(process.stdout);
   const out: string[] = [];
-  out.push(`${paint('bold', 'rules validate')}: ${v.cases.length} households recorded by ${refs.engine} ${refs.engine_version} for ${refs.period}`);
+  const engine = refs.engine;
+  out.push(`${paint('bold', 'rules validate')}: ${v.cases.length} households recorded by ${engine} ${refs.engine_version} for ${refs.period}`);
   out.push(`  ours: ${meta.source}${meta.runtimes.length ? ` (${meta.runtimes.join(', ')})` : ''}`);
   out.push('');
   const width = Math.max(8, ...v.rows.map((r) => r.variable.length));
-  out.push(`${'variable'.padEnd(width)}  ${'cases'.padStart(5)}  ${'match'.padStart(5)}  ${'differ'.padStart(6)}  ${'uncovered'.padStart(9)}  ${'match rate'.padStart(10)}`);
+  const columns = ['cases', 'match', 'explained', 'unexplained', 'uncovered', 'match rate'];
+  out.push(`${'variable'.padEnd(width)}  ${columns.map((c) => c.padStart(c === 'match rate' ? 10 : Math.max(5, c.length))).join('  ')}`);
   for (const r of v.rows.filter((row) => row.status !== 'drift_diff')) {
-    const style = r.status === 'parity_match' ? 'green' : r.status === 'uncovered' ? 'yellow' : 'red';
-    out.push(`${r.variable.padEnd(width)}  ${String(r.cases).padStart(5)}  ${String(r.matching).padStart(5)}  ${String(r.different).padStart(6)}  ${String(r.uncovered).padStart(9)}  ${paint(style, pct(r.match_rate).padStart(10))}`);
+    const style = r.unexplained ? 'red' : r.status === 'uncovered' || r.uncovered ? 'yellow' : 'green';
+    const cells = [r.cases, r.matching, r.explained ?? 0, r.unexplained ?? 0, r.uncovered].map((n, i) => String(n).padStart(Math.max(5, columns[i].length)));
+    out.push(`${r.variable.padEnd(width)}  ${cells.join('  ')}  ${paint(style, pct(r.match_rate).padStart(10))}`);
   }
   const drift = v.rows.filter((r) => r.status === 'drift_diff');
-  if (drift.length) {
-    out.push('', paint('yellow', `moved since the previous run: ${drift.map((r) => `${r.variable} (${r.different} households)`).join(', ')}`));
-  }
+  if (drift.length) out.push('', paint('yellow', `moved since the previous run: ${drift.map((r) => `${r.variable} (${r.different} households)`).join(', ')}`));
   out.push('', `${v.main} within $${meta.tolerance}: ${v.by_set.map((s) => `${s.set} ${s.matching}/${s.cases} (${pct(s.cases ? s.matching / s.cases : null)})`).join(' · ')}`);
 
   const differing = v.cases.filter((c) => c.status === 'differ');
+  const unexplained = differing.filter((c) => c.proof?.class === 'unexplained');
+  if (unexplained.length) {
+    out.push('', paint('red', paint('bold', `Unexplained: ${unexplained.length} households differ and no departure's counterfactual lands on ${engine}'s values`)));
+    for (const c of unexplained) out.push(...unexplainedLines(c, v, engine, paint));
+  }
+
+  const explained = differing.filter((c) => c.proof?.class === 'explained');
   // the main variable's largest differences first, then households that differ elsewhere only
-  const size = (x: { d: { variable: string; delta?: number } }) => (x.d.variable === v.main ? 1e12 + Math.abs(x.d.delta ?? 0) : Math.abs(x.d.delta ?? 0));
-  const worst = differing
-    .map((c) => ({ c, d: c.differences.find((d) => d.variable === v.main) ?? c.differences[0] }))
-    .sort((a, b) => size(b) - size(a))
-    .slice(0, meta.worst);
-  if (worst.length) {
-    out.push('', paint('bold', `Worst differences (${differing.length} households differ):`));
-    for (const { c, d } of worst) {
-      out.push(`  ${c.id}${c.state || c.set ? ` (${[c.state, c.set].filter(Boolean).join(', ')})` : ''}  ${d.variable}: ours ${show(d.ours)}, ${refs.engine} ${show(d.reference)}${d.delta !== undefined ? paint('dim', `  (${d.delta > 0 ? '+' : ''}${d.delta})`) : ''}`);
-      for (const other of c.differences.filter((x) => x !== d)) out.push(paint('dim', `      ${other.variable}: ours ${show(other.ours)}, ${refs.engine} ${show(other.reference)}`));
-      const e = c.explanation!;
-      if (e.departures.length) out.push(`      explained by: ${e.departures.join(', ')}`);
-      out.push(`      first difference: ${e.variable}, ours from ${e.rule ?? 'no rule'}${e.source ? ` (${e.source})` : ''}`);
+  const size = (c: CaseReport) => {
+    const d = c.differences.find((x) => x.variable === v.main);
+    return d ? 1e12 + Math.abs(d.delta ?? 0) : Math.abs(c.differences[0]?.delta ?? 0);
+  };
+  const shown = [...explained].sort((a, b) => size(b) - size(a)).slice(0, meta.worst);
+  if (shown.length) {
+    out.push('', paint('bold', `Explained: ${explained.length} households, each proved by its departures' counterfactual${shown.length < explained.length ? ` (the ${shown.length} largest)` : ''}:`));
+    for (const c of shown) {
+      const d = c.differences.find((x) => x.variable === v.main) ?? c.differences[0];
+      out.push(`  ${c.id}${where(c)}  ${d.variable}: ours ${show(d.ours)}, ${engine} ${show(d.reference)}${d.delta !== undefined ? paint('dim', `  (${d.delta > 0 ? '+' : ''}${d.delta})`) : ''}`);
+      for (const other of c.differences.filter((x) => x !== d)) out.push(paint('dim', `      ${other.variable}: ours ${show(other.ours)}, ${engine} ${show(other.reference)}`));
+      out.push(`      proved by: ${c.proof!.proved_by.join(' + ')}`);
     }
   }
-  const seen = v.departures
-    .map((d) => ({ d, n: differing.filter((c) => c.explanation?.departures.includes(d.id)).length }))
-    .filter((x) => x.n > 0);
-  if (seen.length) {
-    out.push('', paint('bold', `Where ${refs.engine} departs from the law (we follow the law):`));
-    for (const { d, n } of seen) {
-      out.push(`  ${d.id} (${n} households): ${d.engine}`);
+
+  const used = v.departures.map((d) => ({ d, n: v.by_departure.find((b) => b.id === d.id)! })).filter((x) => x.n.explained || x.n.unexplained);
+  if (used.length) {
+    out.push('', paint('bold', `Where ${engine} departs from the law (we follow the law):`));
+    for (const { d, n } of used) {
+      out.push(`  ${d.id}: ${n.explained} explained${n.unexplained ? paint('red', `, tried on ${n.unexplained} unexplained`) : ''}`);
+      out.push(`      ${engine}: ${d.engine}`);
       out.push(paint('dim', `      the law: ${d.law}`));
+      out.push(paint('dim', `      counterfactual: ${appliedHow(d)}`));
     }
   }
-  const byDeparture = differing.filter((c) => c.explanation!.departures.length).length;
-  const byRule = differing.filter((c) => !c.explanation!.departures.length && c.explanation!.rule).length;
-  const unexplained = differing.length - byDeparture - byRule;
+  const undeclared = differing.flatMap((c) => (c.proof?.attempts ?? []).filter((a) => a.undeclared).map((a) => `${a.departures[0]} moved ${a.undeclared!.join(', ')} in ${c.id}`));
+  if (undeclared.length) out.push('', paint('yellow', `a counterfactual moved variables its departure does not declare: ${undeclared.slice(0, 5).join('; ')}${undeclared.length > 5 ? ` (and ${undeclared.length - 5} more)` : ''}`));
   if (differing.length) {
-    out.push('', `${differing.length} households differ: ${byDeparture} explained by a known departure, ${byRule} by the rule that produced our value${unexplained ? paint('red', `, ${unexplained} unexplained`) : ''}`);
+    out.push('', `${differing.length} households differ: ${explained.length} explained${unexplained.length ? paint('red', `, ${unexplained.length} unexplained`) : ', none unexplained'}`);
   }
-  const errors = v.cases.filter((c) => c.status === 'error');
-  for (const c of errors) out.push(paint('red', `error ${c.id}: ${c.error}`));
+  for (const c of v.cases.filter((x) => x.status === 'error')) out.push(paint('red', `error ${c.id}: ${c.error}`));
+  const uncovered = v.cases.filter((c) => c.status === 'uncovered');
+  if (uncovered.length) {
+    const byState = [...new Set(uncovered.map((c) => c.state ?? 'no state'))].map((s) => `${s} ${uncovered.filter((c) => (c.state ?? 'no state') === s).length}`);
+    out.push(paint('yellow', `${uncovered.length} households not compared: ${uncovered[0].uncovered[0]?.reason ?? 'no package for the state'} (${byState.join(', ')}; --state picks the states to validate)`));
+  }
   const ignored = v.cases.reduce((n, c) => n + c.ignored_inputs.length, 0);
   if (ignored) out.push(paint('dim', `${ignored} input values in ${v.cases.filter((c) => c.ignored_inputs.length).length} households are not used by the mapping (reasons: --json, or the endpoint's sidecar.ignored_inputs)`));
   return out.join('\n') + '\n';
+}
+
+/** An unexplained household: both sides' intermediates, what each attributed departure left, and where ours parts from theirs. */
+function unexplainedLines(c: CaseReport, v: Validation, engine: string, paint: ReturnType<typeof painter>): string[] {
+  const lines = [`  ${c.id}${where(c)}`];
+  const reference = c.reference ?? {};
+  const names = v.rows.filter((r) => r.status !== 'drift_diff' && r.variable in reference).map((r) => r.variable);
+  const width = Math.max(...names.map((n) => n.length));
+  const differs = new Set(c.differences.map((d) => d.variable));
+  lines.push(paint('dim', `      ${''.padEnd(width)}  ${'ours'.padStart(10)}  ${engine.padStart(10)}`));
+  for (const name of names) {
+    const line = `      ${name.padEnd(width)}  ${show(c.values[name]).padStart(10)}  ${show(reference[name]).padStart(10)}`;
+    lines.push(differs.has(name) ? paint('red', `${line}  ≠`) : paint('dim', line));
+  }
+  const proof = c.proof!;
+  if (!proof.attributed.length) lines.push(`      no departure of ${engine} concerns these differences`);
+  for (const a of proof.attempts) {
+    lines.push(`      with ${a.departures.join(' + ')} applied: ${a.error ? `could not be calculated (${a.error})` : `still differs in ${a.differences.map((d) => `${d.variable} (ours ${show(d.ours)}, ${engine} ${show(d.reference)})`).join(', ')}`}`);
+  }
+  const f = c.first_difference;
+  if (f) lines.push(`      first difference: ${f.variable}, ours from ${f.rule ?? 'no rule'}${f.source ? ` (${f.source})` : ''}`);
+  return lines;
 }

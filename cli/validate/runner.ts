@@ -25,19 +25,25 @@ export interface CaseOutcome {
   warnings: string[];
   runtime_ids: string[];
   error?: string;
+  /** Nothing could be compared because no package serves the household's state (the endpoint's 422), and why. */
+  uncovered?: string;
 }
+
+/** The endpoint's failure as an outcome: 422 (no package for the state) leaves the household uncovered, anything else is an error. */
+const failed = (status: number, message: string) => (status === 422 ? { uncovered: message } : { error: `${status}: ${message}` });
 
 export interface Runner {
   /** Where the answers come from, for the report (`compiled output …`, a URL). */
   readonly source: string;
-  run(c: ReferenceCase, variables: string[], period: string): Promise<CaseOutcome>;
+  /** The household of `c` (or `situation`, a changed copy of it) with every compared variable requested. */
+  run(c: ReferenceCase, variables: string[], period: string, situation?: WireHousehold): Promise<CaseOutcome>;
   /** Our rule (legal id) and its legal source for a package output, to cite beside a difference. */
   ruleOf(jurisdiction: string, programId: string, output: string): Promise<{ rule: string; source: string | null } | undefined>;
 }
 
 /** The situation with every compared variable requested (null) on its SPM unit for `period`. */
-export function withRequests(c: ReferenceCase, variables: string[], period: string): WireHousehold {
-  const situation = structuredClone(c.situation);
+export function withRequests(c: ReferenceCase, variables: string[], period: string, given: WireHousehold = c.situation): WireHousehold {
+  const situation = structuredClone(given);
   const units = Object.keys(situation.spm_units ?? {});
   if (units.length !== 1) throw new UsageError(`${c.file}: household ${c.id} has ${units.length} SPM units; a reference household has exactly one`);
   const unit = situation.spm_units![units[0]];
@@ -45,9 +51,11 @@ export function withRequests(c: ReferenceCase, variables: string[], period: stri
   return situation;
 }
 
+/** Our values from the endpoint's sidecar (in-process, the same fields of the migration's result). */
 function outcomeOf(id: string, situation: WireHousehold, sidecar: Record<string, unknown>, latency: number): CaseOutcome {
   const unitId = Object.keys(situation.spm_units ?? {})[0];
   const computed = (sidecar.computed as { entity_id: string; variable: string; value: unknown }[] | undefined) ?? [];
+  const runtime = isObj(sidecar.runtime) && typeof sidecar.runtime.id === 'string' ? sidecar.runtime.id : undefined;
   return {
     id,
     latency_ms: Math.round(latency * 100) / 100,
@@ -55,7 +63,8 @@ function outcomeOf(id: string, situation: WireHousehold, sidecar: Record<string,
     unsupported: (sidecar.unsupported as Unsupported[] | undefined) ?? [],
     ignored_inputs: (sidecar.ignored_inputs as IgnoredInput[] | undefined) ?? [],
     warnings: (sidecar.warnings as string[] | undefined) ?? [],
-    runtime_ids: ((sidecar.packages as { runtime_id: string }[] | undefined) ?? []).map((p) => p.runtime_id),
+    // the endpoint names the one runtime that answered; in-process, every package used
+    runtime_ids: runtime ? [runtime] : ((sidecar.packages as { runtime_id: string }[] | undefined) ?? []).map((p) => p.runtime_id),
   };
 }
 
@@ -67,15 +76,15 @@ function ruleIn(graph: ProgramGraph | undefined, output: string) {
 export function localRunner(catalog: Catalog, source: string, tables: MappingTable[] = POLICYENGINE_US_SNAP): Runner {
   return {
     source,
-    async run(c, variables, period) {
-      const situation = withRequests(c, variables, period);
+    async run(c, variables, period, given) {
+      const situation = withRequests(c, variables, period, given);
       const started = performance.now();
       try {
         const out = runMigration({ household: situation }, catalog, { tables, calculate: (r) => runCalculation(catalog, r, DEFAULT_CALCULATE_TIMEOUT_MS) });
-        return outcomeOf(c.id, situation, { ...out, packages: out.packages }, performance.now() - started);
+        return outcomeOf(c.id, situation, { ...out }, performance.now() - started);
       } catch (err) {
         if (!(err instanceof MigrationError)) throw err;
-        return { ...outcomeOf(c.id, situation, {}, performance.now() - started), error: `${err.status}: ${err.message}` };
+        return { ...outcomeOf(c.id, situation, {}, performance.now() - started), ...failed(err.status, err.message) };
       }
     },
     async ruleOf(jurisdiction, programId, output) {
@@ -89,8 +98,8 @@ export function remoteRunner(url: string, key: string): Runner {
   const graphs = new Map<string, Promise<ProgramGraph | undefined>>();
   return {
     source: api.base,
-    async run(c, variables, period) {
-      const situation = withRequests(c, variables, period);
+    async run(c, variables, period, given) {
+      const situation = withRequests(c, variables, period, given);
       const started = performance.now();
       const answer = await api.call('POST', '/v1/household/us/calculate', { household: situation });
       const latency = performance.now() - started;
@@ -98,7 +107,7 @@ export function remoteRunner(url: string, key: string): Runner {
         throw new UsageError(`${api.base} refused the key (${answer.status}): ${answer.error} (the migration endpoint needs a key with compat:external)`);
       }
       const sidecar = answer.body?.sidecar;
-      if (!answer.ok || !isObj(sidecar)) return { ...outcomeOf(c.id, situation, {}, latency), error: `${answer.status}: ${answer.error || 'no sidecar in the answer'}` };
+      if (!answer.ok || !isObj(sidecar)) return { ...outcomeOf(c.id, situation, {}, latency), ...failed(answer.status, answer.error || 'no sidecar in the answer') };
       return outcomeOf(c.id, situation, sidecar, latency);
     },
     async ruleOf(jurisdiction, programId, output) {

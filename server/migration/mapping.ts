@@ -33,6 +33,12 @@ export interface InputMapping {
   values?: Record<string, string>;
   /** For `map`: the value of a key `values` does not list, when the key ends with `suffix`. */
   otherwise?: { suffix: string; value: string };
+  /**
+   * Not a variable of the external engine: the package input's own name, accepted on the wire
+   * because the external engine has no variable that carries the fact (the sidecar lists each
+   * value read this way in `own_inputs`).
+   */
+  own?: true;
   note?: string;
 }
 

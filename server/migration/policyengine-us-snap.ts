@@ -73,6 +73,27 @@ const UTILITIES: InputMapping[] = [
   { variable: 'phone_expense', entity: 'spm_units', input: 'snap_pays_telephone', combine: 'any_positive' },
 ];
 
+/**
+ * The time limit for able-bodied adults without dependents (7 USC 2015(o)(2); 7 CFR 273.24(b)):
+ * a member is ineligible once three countable months in 36 are used without meeting the work
+ * requirement. PolicyEngine-US keeps no count of months (it simulates one period at a time);
+ * its work-requirement variables (below, in UNUSED) decide whether a member complies this
+ * month, and it removes a non-complying member at once. No PolicyEngine-US variable says that
+ * a member has used up the three months, so none can feed `snap_time_limit_exhausted`: the
+ * endpoint takes the package input under its own name on a person, and the sidecar reports it.
+ */
+const TIME_LIMIT: InputMapping = {
+  variable: 'snap_time_limit_exhausted',
+  entity: 'people',
+  input: 'snap_time_limit_exhausted',
+  combine: 'flag',
+  own: true,
+  note: 'this service\'s own input (PolicyEngine-US has no variable for a used-up time limit): true for a member who has received benefits for three countable months in 36 without meeting the work requirement (7 CFR 273.24(b))',
+};
+
+/** PolicyEngine-US's work-requirement variables: this month's compliance, not a used-up time limit. */
+const WORK_REQUIREMENT_STATUS = 'a work-requirement status for this month under PolicyEngine-US\'s model, which removes a non-complying adult at once; the time limit makes a member ineligible only after three countable months in 36 (7 USC 2015(o)(2); 7 CFR 273.24(b)), which no PolicyEngine-US variable counts. Give snap_time_limit_exhausted (this endpoint\'s own input) for a member who has used them up';
+
 const FEDERAL_INPUTS: InputMapping[] = [
   { variable: 'age', entity: 'people', input: 'age', combine: 'value' },
   { variable: 'employment_income', entity: 'people', input: 'snap_earned_income', combine: 'sum' },
@@ -93,6 +114,7 @@ const FEDERAL_INPUTS: InputMapping[] = [
   ...MEDICAL,
   ...SHELTER,
   ...UTILITIES,
+  TIME_LIMIT,
 ];
 
 /** From the benefit down to what it is computed from, so the last one that differs is the deepest cause. */
@@ -127,7 +149,7 @@ const UNUSED: UnusedVariable[] = [
   {
     variable: 'weekly_hours_worked_before_lsr',
     entity: 'people',
-    reason: 'hours decide work-requirement and time-limit status (7 CFR 273.7, 273.24), which this package takes as the outcome (snap_time_limit_exhausted), not from hours',
+    reason: 'hours decide whether a member meets the work requirement this month (7 CFR 273.7, 273.24(a)); the time limit turns on three countable months in 36 (7 CFR 273.24(b)), which this package takes as a fact (snap_time_limit_exhausted, this endpoint\'s own input), not from hours',
   },
   {
     variable: 'over_the_counter_health_expenses',
@@ -135,6 +157,9 @@ const UNUSED: UnusedVariable[] = [
     reason: 'over-the-counter costs count only when a licensed practitioner prescribes them (7 CFR 273.9(d)(3)(iv)); report those in other_medical_expenses',
   },
   { variable: 'is_blind', entity: 'people', reason: 'blindness counts through the payments it brings (7 USC 2012(j)(2)), which ssi and social_security_disability carry' },
+  ...(['meets_snap_abawd_work_requirements', 'meets_snap_work_requirements_person', 'is_snap_abawd_exempt', 'is_subject_to_snap_abawd', 'is_in_snap_abawd_waived_area', 'weekly_snap_work_program_hours', 'is_snap_workfare_participant'] as const).map(
+    (variable): UnusedVariable => ({ variable, entity: 'people', reason: WORK_REQUIREMENT_STATUS }),
+  ),
 ];
 
 /** New York's utility standards differ by region (18 NYCRR 387.12(f)(3)(v)): New York City, Nassau/Suffolk, the rest of the state. */

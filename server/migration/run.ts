@@ -3,7 +3,7 @@ import type { CalculateResponse } from '../calculation.js';
 import { ApiError } from '../errors.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { applyTable, refOf, WireValueError } from './apply-table.js';
-import type { MappingTable, OutputMapping } from './mapping.js';
+import type { InputMapping, MappingTable, OutputMapping } from './mapping.js';
 import { POLICYENGINE_US_SNAP } from './policyengine-us-snap.js';
 import { ENTITY_GROUPS, isObj, membersOf, periodOf, STRUCTURAL_KEYS, valueIn, type EntityGroup, type WireHousehold } from './wire.js';
 
@@ -52,6 +52,11 @@ export interface AssumedInput {
   /** The external variables (`group.variable`) the mapping table feeds it from; empty when none can. */
   fed_by: string[];
 }
+/** A value given under a package input's own name, which the external engine does not have. */
+export interface OwnInput extends WireRef {
+  input: string;
+  note?: string;
+}
 
 export interface MigrationResult {
   result: WireHousehold;
@@ -59,6 +64,7 @@ export interface MigrationResult {
   unsupported: Unsupported[];
   ignored_inputs: IgnoredInput[];
   assumed_inputs: AssumedInput[];
+  own_inputs: OwnInput[];
   warnings: string[];
   packages: { program_id: string; jurisdiction: string; runtime_id: string }[];
   periods: string[];
@@ -108,7 +114,7 @@ export function runMigration(body: unknown, catalog: Catalog, options: Migration
     if (!isObj(entities)) throw new MigrationError(400, `household.${group} must map entity ids to variables`);
     for (const [id, entity] of Object.entries(entities)) if (!isObj(entity)) throw new MigrationError(400, `household.${group}.${id} must be an object of variables`);
   }
-  const out: MigrationResult = { result: household, computed: [], unsupported: [], ignored_inputs: [], assumed_inputs: [], warnings: [], packages: [], periods: [], calculations: [] };
+  const out: MigrationResult = { result: household, computed: [], unsupported: [], ignored_inputs: [], assumed_inputs: [], own_inputs: [], warnings: [], packages: [], periods: [], calculations: [] };
   const used = new Set<string>(); // group.id.variable of every input value some calculation read
   const replaced = new Map<string, string>();
   const people = household.people ?? {};
@@ -215,7 +221,22 @@ export function runMigration(body: unknown, catalog: Catalog, options: Migration
     throw new MigrationError(422, "no executable package for the program in the household's state", { unsupported: out.unsupported });
   }
   out.ignored_inputs = ignoredInputs(body.household as WireHousehold, asks.length > 0, used, replaced, tables);
+  out.own_inputs = ownInputs(body.household as WireHousehold, used, tables);
   return out;
+}
+
+function ownInputs(household: WireHousehold, used: Set<string>, tables: MappingTable[]): OwnInput[] {
+  const own = new Map<string, InputMapping>(tables.flatMap((t) => t.inputs.filter((r) => r.own).map((r) => [`${r.entity}.${r.variable}`, r] as const)));
+  const found: OwnInput[] = [];
+  for (const group of ENTITY_GROUPS) {
+    for (const [id, entity] of Object.entries(household[group] ?? {})) {
+      for (const variable of Object.keys(entity)) {
+        const row = own.get(`${group}.${variable}`);
+        if (row && used.has(refOf(group, id, variable))) found.push({ entity_group: group, entity_id: id, variable, input: row.input, ...(row.note ? { note: row.note } : {}) });
+      }
+    }
+  }
+  return found;
 }
 
 /** A missing package input named by the external variables that would have supplied it. */

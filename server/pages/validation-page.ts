@@ -7,7 +7,7 @@ import { VALIDATION_SCRIPT } from './validation-script.js';
 const BODY = `<main class="dash">
 <header>
 <h1>Validation runs</h1>
-<p class="muted">Parity and drift results published with <code>rules validate --publish</code> or <code>POST /v1/admin/validation/runs</code>. <a href="/docs">API reference</a></p>
+<p class="muted">Parity and drift results published with <code>rules validate --publish</code> or <code>POST /v1/admin/validation/runs</code>. A difference is <span class="v-explained">explained</span> when a documented departure of the reference engine, applied to the household, reproduces it, and <span class="v-unexplained">unexplained</span> otherwise. <a href="/docs">API reference</a></p>
 </header>
 <section class="panel" aria-labelledby="key-heading">
 <h2 id="key-heading">API key</h2>
@@ -35,11 +35,18 @@ const BODY = `<main class="dash">
 <h2 id="run-title"></h2>
 <dl id="run-meta" class="facts"></dl>
 <ul id="run-counts" class="counts"></ul>
+<ul id="run-departures" class="counts" aria-label="Departures of the reference engine" hidden></ul>
 <div class="scroll"><table id="rows"></table></div>
+<h3 id="cases-heading">Households</h3>
+<p id="cases-summary" class="muted"></p>
+<div id="cases-table" class="scroll"><table id="cases" aria-labelledby="cases-heading"></table></div>
 </section>
 </main>`;
 
 const CSS = `
+/* explained differences are healthy: a green of their own, never the red of an unexplained one */
+:root { --explained: #2a7d8c; }
+@media (prefers-color-scheme: dark) { :root { --explained: #5cc2cf; } }
 .dash { max-width: 78rem; margin: 0 auto; padding: 1.5rem 1.5rem 4rem; }
 .dash h1 { margin: 0 0 0.2em; }
 .panel { margin: 1.2em 0; padding: 1em 1.3em; border: 1px solid var(--line); border-radius: 8px; }
@@ -68,8 +75,9 @@ svg .hit { fill: transparent; }
 svg g.run { cursor: pointer; outline: none; }
 svg g.run:hover .hit, svg g.run:focus .hit { fill: var(--code); }
 svg g.run.selected .hit { fill: var(--code); stroke: var(--link); stroke-width: 1; }
-.s-parity_match { fill: var(--ok); background: var(--ok); }
-.s-parity_diff { fill: var(--bad); background: var(--bad); }
+.s-matched { fill: var(--ok); background: var(--ok); }
+.s-explained { fill: var(--explained); background: var(--explained); }
+.s-unexplained { fill: var(--bad); background: var(--bad); }
 .s-drift_diff { fill: var(--warn); background: var(--warn); }
 .s-uncovered { fill: var(--none); background: var(--none); }
 .legend, .counts { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4em 1.2em; padding: 0; margin: 0.6em 0; font-size: 0.9em; }
@@ -79,10 +87,13 @@ svg g.run.selected .hit { fill: var(--code); stroke: var(--link); stroke-width: 
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .cases { margin: 0; padding-left: 1.1em; }
 .badge { display: inline-block; padding: 0.05em 0.5em; border-radius: 999px; font-size: 0.85em; border: 1px solid currentColor; white-space: nowrap; }
-.st-parity_match, .st-covered { color: var(--ok); }
-.st-parity_diff { color: var(--bad); }
-.st-drift_diff { color: var(--warn); }
-.st-uncovered, .st-other { color: var(--none); }
+.v-matched { color: var(--ok); }
+.v-explained { color: var(--explained); }
+.v-unexplained { color: var(--bad); }
+.v-drift_diff { color: var(--warn); }
+.v-uncovered, .v-other { color: var(--none); }
+tr.row-unexplained td:first-child { box-shadow: inset 3px 0 var(--bad); }
+.dash h3 { margin: 1.2em 0 0.3em; font-size: 1em; }
 `;
 
 export const validationPage: HtmlPage = htmlPage({ title: 'Validation runs · Rules API', css: CSS, body: BODY, script: VALIDATION_SCRIPT });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCalculation } from '../../../server/calculation.js';
 import { POLICYENGINE_US_SNAP } from '../../../server/migration/policyengine-us-snap.js';
-import { runMigration } from '../../../server/migration/run.js';
+import { runMigration, toMigrationError } from '../../../server/migration/run.js';
 import { Catalog } from '../../../server/catalog/catalog.js';
 import { HAVE_CORPUS } from '../../support/paths.js';
 import { auth, bundledOutput, KEYS, testApp, type TestApp } from '../../support/app.js';
@@ -83,8 +83,8 @@ describe('a hand-derived Colorado household', () => {
     const disabled = assumed.find((a) => a.input === 'snap_receives_disability_payments');
     expect(care).toMatchObject({ spm_unit: 'spm', period: '2026-01', value: 0, fed_by: expect.arrayContaining(['spm_units.childcare_expenses']) });
     expect(disabled).toMatchObject({ entity: 'Person', entity_id: 'adult', value: false, fed_by: ['people.social_security_disability'] });
-    // the time limit has no PolicyEngine-US variable in the tables: assumed, fed by nothing
-    expect(assumed.find((a) => a.input === 'snap_time_limit_exhausted')).toMatchObject({ fed_by: [] });
+    // the time limit has no PolicyEngine-US variable: only the service's own input would feed it
+    expect(assumed.find((a) => a.input === 'snap_time_limit_exhausted')).toMatchObject({ fed_by: ['people.snap_time_limit_exhausted'] });
     // what the household gave is not assumed: earned income, rent, the heating expense, the age
     for (const given of ['snap_earned_income', 'snap_shelter_costs', 'age']) expect(assumed.map((a) => a.input)).not.toContain(given);
     // and the calculation's warnings say so too
@@ -243,6 +243,51 @@ describe('each mapping gives what /v1/calculate gives for the same facts', () =>
   });
 });
 
+describe('the time limit: no PolicyEngine-US variable carries it, so the endpoint takes our own input', () => {
+  // 7 USC 2015(o)(2), 7 CFR 273.24(b): both adults have used up the time limit, so the unit has
+  // no eligible member (7 CFR 273.11(c)(1)): ineligible, $0, and no table read for a size of 0
+  const bothPast = (place: Vars = { state_code: 'CO' }) =>
+    situation(
+      { a: { age: 25, employment_income: 4_656, snap_time_limit_exhausted: true, meets_snap_abawd_work_requirements: false }, b: { age: 31, snap_time_limit_exhausted: true } },
+      { housing_cost: 22_392, heating_cooling_expense: 1_320 },
+      place,
+      { snap: ['2026-01'], is_snap_eligible: ['2026-01'], snap_unit_size: ['2026-01'], snap_max_allotment: ['2026-01'], snap_standard_deduction: ['2026-01'] },
+    );
+
+  test('a unit whose members are all past the time limit: 200, ineligible, $0; the values read under our name in sidecar.own_inputs', async () => {
+    const out = await migrate(bothPast());
+    expect(out.status).toBe(200);
+    expect(out.body.result.spm_units.spm).toMatchObject({ snap: { '2026-01': 0 }, is_snap_eligible: { '2026-01': false }, snap_unit_size: { '2026-01': 0 }, snap_max_allotment: { '2026-01': 0 }, snap_standard_deduction: { '2026-01': 209 } });
+    expect(out.body.sidecar.own_inputs).toEqual(
+      ['a', 'b'].map((id) => ({ entity_group: 'people', entity_id: id, variable: 'snap_time_limit_exhausted', input: 'snap_time_limit_exhausted', note: expect.stringContaining('273.24(b)') })),
+    );
+    // PolicyEngine-US's work-requirement outcome is not the time limit: reported, not used
+    expect(ignored(out.body).meets_snap_abawd_work_requirements).toMatch(/three countable months in 36.*snap_time_limit_exhausted/);
+  });
+
+  test.each([[{ state_code: 'NY', county: 'KINGS_COUNTY_NY' }], [{ state_code: 'CA' }]])('in %j too', async (place) => {
+    const out = await migrate(bothPast(place));
+    expect(out.status).toBe(200);
+    expect(out.body.result.spm_units.spm).toMatchObject({ snap: { '2026-01': 0 }, is_snap_eligible: { '2026-01': false } });
+  });
+
+  test('one member past it: what /v1/calculate gives for the same facts', async () => {
+    const out = (await migrate(situation({ a: { age: 25, employment_income: 6_000, snap_time_limit_exhausted: true }, b: { age: 31 } }, { housing_cost: 9_600, heating_cooling_expense: 1_000 }, { state_code: 'CO' }))).body;
+    const expected = await native('us-co', {
+      facts: { household_size: 2, snap_earned_income: 500, snap_shelter_costs: 800, snap_pays_heating_or_cooling_separately: true },
+      people: { a: { age: 25, snap_time_limit_exhausted: true }, b: { age: 31 } },
+    });
+    expect(snapOf(out)).toBe(expected.snap_allotment);
+    expect(out.sidecar.own_inputs).toHaveLength(1);
+  });
+
+  test('a time-limit value that is not true or false is refused with the field', async () => {
+    const out = await migrate(situation({ a: { age: 25, snap_time_limit_exhausted: 'yes' } }, {}, { state_code: 'CO' }));
+    expect(out.status).toBe(400);
+    expect(out.body.message).toMatch(/people\.a\.snap_time_limit_exhausted: must be true or false/);
+  });
+});
+
 describe('aggregates and their components', () => {
   test('a given social_security replaces its components, which are reported as ignored', async () => {
     const out = (
@@ -325,7 +370,41 @@ describe('every table feeds inputs and outputs its package has', () => {
   });
 });
 
-describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference set', () => {
+describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
+  type Household = { id: string; state: string; situation: { people: Record<string, Vars>; spm_units: Record<string, Vars> } };
+  const households = (file: string) =>
+    (JSON.parse(readFileSync(new URL(`../../../../shared/validation/${file}`, import.meta.url), 'utf8')) as { households: Household[] }).households;
+
+  test('no household of either set, as recorded or with every member past the time limit, is a server error on the migration endpoint or /v1/calculate', () => {
+    // in process, through the code both routes run (the HTTP answers of the route are the tests above)
+    const catalog = Catalog.load(bundledOutput(), 'compiled');
+    const calculate = (r: Parameters<typeof runCalculation>[1]) => runCalculation(catalog, r, 30_000);
+    const all = [...households('policyengine-snap-2026-01.json'), ...households('policyengine-snap-2026-01-multistate.json')];
+    const statuses: Record<string, number> = {};
+    for (const h of all) {
+      const timeLimited = structuredClone(h.situation);
+      for (const person of Object.values(timeLimited.people)) person.snap_time_limit_exhausted = year(true);
+      for (const [variant, household] of [['recorded', h.situation], ['time-limited', timeLimited]] as const) {
+        let out;
+        try {
+          out = runMigration({ household }, catalog, { calculate });
+        } catch (err) {
+          const status = toMigrationError(err).status;
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          expect(status, `${h.id} ${variant}: ${(err as Error).message}`).toBeLessThan(500);
+          continue;
+        }
+        statuses[200] = (statuses[200] ?? 0) + 1;
+        if (variant === 'time-limited') expect(out.computed.find((c) => c.variable === 'snap')?.value, h.id).toBe(0);
+        // /v1/calculate with the package request the household maps to
+        for (const { request } of out.calculations) expect(() => calculate(request), `${h.id} ${variant} on /v1/calculate`).not.toThrow();
+      }
+    }
+    // Colorado, New York and California answered; the other states have no package (422)
+    expect(statuses).toEqual({ 200: 2 * (450 + 150), 422: 2 * 250 });
+  });
+
+
   test('clean households: snap within $2 of PolicyEngine-US for at least 97 % (the law and PolicyEngine should agree there)', () => {
     const ref = JSON.parse(readFileSync(new URL('../../../../shared/validation/policyengine-snap-2026-01.json', import.meta.url), 'utf8')) as {
       households: { id: string; set: string; situation: { spm_units: Record<string, Vars> }; policyengine: { snap: number } }[];

@@ -102,7 +102,8 @@ describe('GET /docs/validation', () => {
       expect(await group.count()).toBe(1);
       expect(await group.locator('rect.mark').count()).toBeGreaterThanOrEqual(2);
     }
-    expect(await page.locator(`svg.chart g.run[data-run-id="${runIds[0]}"] rect.mark`).evaluateAll((rs) => rs.map((r) => r.getAttribute('data-series')))).toEqual(['parity_match', 'parity_diff', 'uncovered']);
+    // run A's parity_diff row says nothing of explanations: nothing proved it, so it is unexplained
+    expect(await page.locator(`svg.chart g.run[data-run-id="${runIds[0]}"] rect.mark`).evaluateAll((rs) => rs.map((r) => r.getAttribute('data-series')))).toEqual(['unexplained', 'matched', 'uncovered']);
 
     // choosing run A from the table
     await page.locator(`#runs tr[data-run-id="${runIds[0]}"] button`).click();
@@ -111,7 +112,9 @@ describe('GET /docs/validation', () => {
     expect(await page.locator('#rows thead th').allTextContents()).toEqual(['variable', 'status', 'expected', 'actual', 'delta', 'note']);
     const rows = await page.locator('#rows tbody tr').allTextContents();
     expect(rows).toHaveLength(3);
-    expect(rows[1]).toMatch(/snap_net_income.*parity_diff.*810.*812.*2/);
+    expect(rows[1]).toMatch(/snap_net_income.*parity_diff · unexplained.*810.*812.*2/);
+    expect(await page.locator('#run-counts').textContent()).toBe('unexplained: 1matched: 1uncovered: 1');
+    expect(await page.locator('#cases-summary').textContent()).toBe('0 of 1 households did not match outright; 1 matched.');
     // data is text, never markup
     expect(rows[2]).toContain(HOSTILE);
     expect(rows[2]).toContain('<b>not bold</b>');
