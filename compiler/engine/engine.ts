@@ -16,7 +16,7 @@ export const ENGINES: readonly EngineName[] = ['compiled', 'interpreter'];
 /** One query: rule results stay in the engine's own form until `value` or `json` converts them. */
 export interface EngineEvaluation {
   readonly trace: { rule: number; entity: string; result: unknown }[] | null;
-  /** Inputs read, in the order first read (the compiled engine may list one again when a caller reads it directly). */
+  /** Inputs read, each once, in the order first read. */
   readonly inputsRead: readonly InputRead[];
   rule(index: number, entity: string): unknown;
   value(result: unknown): Result;

@@ -19,8 +19,17 @@ function wrap(text: string, strength: number, context: number): string {
   return strength < context ? `(${text})` : text;
 }
 
-export function expressionText(e: ScalarExpr | JudgmentExpr, exec: Executable, context = IF): string {
-  const text = (x: ScalarExpr | JudgmentExpr, c: number) => expressionText(x, exec, c);
+/** Texts already written, by node: a program's expressions do not change, and explanations ask for the same ones again and again. */
+const written = new WeakMap<ScalarExpr | JudgmentExpr, string>();
+
+export function expressionText(e: ScalarExpr | JudgmentExpr, exec: Executable): string {
+  let text = written.get(e);
+  if (text === undefined) written.set(e, (text = write(e, exec, IF)));
+  return text;
+}
+
+function write(e: ScalarExpr | JudgmentExpr, exec: Executable, context: number): string {
+  const text = (x: ScalarExpr | JudgmentExpr, c: number) => write(x, exec, c);
   const list = (xs: (ScalarExpr | JudgmentExpr)[]) => xs.map((x) => text(x, IF)).join(', ');
   switch (e.k) {
     case 'lit':

@@ -155,21 +155,17 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     const rule = exec.rules[step.rule];
     return { rule_id: rule.id, variable: rule.name, value: evaluation.json(step.result, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
   });
-  const warnings = [...prepared.warnings, ...assumptionWarning(assumptions), ...coverageWarnings(pkg, prepared.period.start)];
+  const warnings = [...prepared.warnings, ...assumptionWarning(assumptions, prepared.mainId), ...coverageWarnings(pkg, prepared.period.start)];
   return { period: prepared.periodLabel, outputs, trace, warnings, assumptions, ...(record ? { explanation: buildExplanation(loaded, record, prepared, explained) } : {}) };
 }
 
 /** The period, if the household did not give a valid one, then every input read that it did not give, in the order first read. */
-function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold, evaluation: EngineEvaluation): Assumption[] {
+export function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold, evaluation: EngineEvaluation): Assumption[] {
   const assumptions: Assumption[] = [];
   if (prepared.periodAssumed) {
     assumptions.push({ input: 'period', legal_id: null, entity: null, entity_id: null, value: prepared.periodLabel, reason: prepared.periodAssumed.reason, field: 'household.period' });
   }
-  const seen = new Set<string>();
   for (const { slot, entity } of evaluation.inputsRead) {
-    const key = `${slot}\u0000${entity}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     const origin = prepared.origin(slot, entity);
     if (origin.given) continue;
     const label = prepared.entityOf(slot, entity);
@@ -188,9 +184,9 @@ function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold, evalu
 }
 
 /** One warning naming every input assumed (the period has its own), for clients that read only `warnings`. */
-function assumptionWarning(assumptions: Assumption[]): string[] {
+function assumptionWarning(assumptions: Assumption[], mainId: string): string[] {
   const inputs = assumptions.filter((a) => a.input !== 'period');
   if (!inputs.length) return [];
-  const listed = inputs.map((a) => `${a.input}${a.entity_id === null ? '' : ` (${a.entity} ${a.entity_id})`} = ${JSON.stringify(a.value)}${a.reason === 'null' ? ' (given as null)' : ''}`);
+  const listed = inputs.map((a) => `${a.input}${a.entity_id === mainId ? '' : ` (${a.entity} ${a.entity_id})`} = ${JSON.stringify(a.value)}${a.reason === 'null' ? ' (given as null)' : ''}`);
   return [`assumed ${inputs.length} ${inputs.length === 1 ? 'input' : 'inputs'} the household does not give, at the package defaults: ${listed.join(', ')}; each is in \`assumptions\`, and giving it makes the answer rest on facts`];
 }

@@ -388,7 +388,7 @@ class HouseholdReader {
         return nullField === undefined ? { given: false, reason: 'not_given' } : { given: false, reason: 'null', field: nullField };
       },
       entityOf(slot, entityId) {
-        for (const entity of labels.get(entityId) ?? []) if (loaded.entity(entity)?.inputs.some((i) => i.name === slot)) return entity;
+        for (const entity of labels.get(entityId) ?? []) if (loaded.hasInput(entity, slot)) return entity;
         return loaded.entityOfInput(slot) ?? main.entity;
       },
       fieldOf(slot, entityId) {

@@ -55,6 +55,11 @@ export class LoadedPackage {
     return this.pkg.entities.find((e) => e.inputs.some((i) => i.name === slot))?.entity;
   }
 
+  /** Whether `name` is (the canonical name of) an input of `entity`. */
+  hasInput(entity: string, name: string): boolean {
+    return this.inputs.get(entity)?.get(name)?.name === name;
+  }
+
   /** An input of an entity by its name, a household alias, or its legal id (`module#input.name`). */
   resolveInput(entity: string, key: string): PackageInput | undefined {
     const names = this.inputs.get(entity);

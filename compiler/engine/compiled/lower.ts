@@ -49,6 +49,8 @@ export interface CompiledProgram {
   relationPredicates: (JudgmentFn | undefined)[];
   /** Input slots formulas read; slot i is numbered rules.length + i (see CompiledEvaluation's memo). */
   slots: string[];
+  /** The number of each slot by name. */
+  slotNumbers: Map<string, number>;
 }
 
 export function toFast(v: Value): Fast {
@@ -100,7 +102,7 @@ const ARITH = { '+': num.plus, '-': num.minus, '*': num.times } as const;
 
 class Lowering {
   readonly slots: string[] = [];
-  private readonly slotNumbers = new Map<string, number>();
+  readonly slotNumbers = new Map<string, number>();
   constructor(private readonly exec: Executable) {}
 
   private slotNumber(slot: string): number {
@@ -342,5 +344,6 @@ export function lowerExecutable(exec: Executable): CompiledProgram {
     parameters: exec.parameters.map((p) => p.versions.map((v) => ({ from: v.from, to: v.to, cells: new Map([...v.cells].map(([k, value]) => [k, toFast(value)])) }))),
     relationPredicates: exec.relations.map((r) => r.derived && lowering.judgment(r.derived.predicate)),
     slots: lowering.slots,
+    slotNumbers: lowering.slotNumbers,
   };
 }

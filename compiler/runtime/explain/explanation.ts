@@ -122,6 +122,14 @@ export interface Explanation {
 export type ExplainTarget = { output: string } & ({ kind: 'rule'; index: number; ids: string[] } | { kind: 'param'; index: number; key: number });
 
 const day = (n: number | null) => (n === null ? null : new Day(n).toString());
+const ALWAYS: InForce = { from: null, to: null };
+/** The dates of each version, written once (versions belong to a package, which does not change). */
+const inForceOf = new WeakMap<{ from: number | null; to: number | null }, InForce>();
+function inForce(version: { from: number | null; to: number | null }): InForce {
+  let dates = inForceOf.get(version);
+  if (!dates) inForceOf.set(version, (dates = { from: day(version.from), to: day(version.to) }));
+  return dates;
+}
 const json = (v: Value | Outcome): unknown => (v === HOLDS || v === NOT_HOLDS || v === 'undetermined' ? outcomeJson(v) : toJson(v as Value));
 
 /** Words for a comparison, as it came out: `a <= b` that does not hold reads "a exceeds b". */
@@ -198,7 +206,7 @@ class ExplanationBuilder {
       entity_id: entity,
       value: json(frame.result!),
       formula: expressionText(version.expr, this.exec),
-      in_force: rule.alwaysApplies ? { from: null, to: null } : { from: day(version.from), to: day(version.to) },
+      in_force: rule.alwaysApplies ? ALWAYS : inForce(version),
       citation,
       figures: frame.figures.map((f) => this.figure(f)),
       branches: [...frame.branches].map(([node, taken]) => ({ condition: taken < node.branches.length ? expressionText(node.branches[taken].cond, this.exec) : 'else', branch: taken })),
@@ -233,7 +241,7 @@ class ExplanationBuilder {
   figure({ param, version, key, value }: FigureRead): Figure {
     const p: ExecParameter = this.exec.parameters[param];
     const v = p.versions[version];
-    return { name: p.name, legal_id: p.id, key: p.indexedBy ? key : null, value: toJson(value), in_force: { from: day(v.from), to: day(v.to) }, citation: this.parameterCitation(param) };
+    return { name: p.name, legal_id: p.id, key: p.indexedBy ? key : null, value: toJson(value), in_force: inForce(v), citation: this.parameterCitation(param) };
   }
 
   private parameterNode(index: number, key: number): ParameterNode {

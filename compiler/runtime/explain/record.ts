@@ -32,6 +32,12 @@ export interface Frame {
   comparisons: CmpExpr[];
 }
 
+// Most rules decide nothing and read a few things: one shared empty container each until a frame
+// records its first (frames are made for every rule evaluated, so this keeps recording cheap).
+const NONE_BRANCHES: Map<IfExpr, number> = new Map();
+const NONE_OUTCOMES: Map<JudgmentExpr, Outcome> = new Map();
+const NONE_SIDES: Map<CmpExpr, [Value, Value]> = new Map();
+
 export const frameKey = (rule: number, entity: string) => `${rule}\u0000${entity}`;
 
 export class QueryRecord implements EvaluationObserver {
@@ -39,60 +45,55 @@ export class QueryRecord implements EvaluationObserver {
   /** Figures read outside any rule (a parameter requested as an output). */
   readonly topFigures: FigureRead[] = [];
   private readonly stack: Frame[] = [];
-  private readonly seen: Set<string>[] = [];
-
-  private get top(): Frame | undefined {
-    return this.stack[this.stack.length - 1];
-  }
+  private top: Frame | undefined;
 
   enterRule(rule: number, entity: string, version: number): void {
-    const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: [], branches: new Map(), outcomes: new Map(), sides: new Map(), comparisons: [] };
+    const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: [], branches: NONE_BRANCHES, outcomes: NONE_OUTCOMES, sides: NONE_SIDES, comparisons: [] };
     this.frames.set(frameKey(rule, entity), frame);
     this.stack.push(frame);
-    this.seen.push(new Set());
+    this.top = frame;
   }
 
   leaveRule(_rule: number, _entity: string, result: Value | Outcome): void {
     this.stack.pop()!.result = result;
-    this.seen.pop();
+    this.top = this.stack[this.stack.length - 1];
   }
 
-  private once(key: string): boolean {
-    const seen = this.seen[this.seen.length - 1];
-    if (!seen || seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  }
-
+  // a rule reads few things: a linear look for a repeat is cheaper than a set of keys
   readRule(rule: number, entity: string): void {
-    if (this.once(`r${rule}\u0000${entity}`)) this.top!.reads.push({ kind: 'rule', rule, entity });
+    const reads = this.top?.reads;
+    if (reads && !reads.some((r) => r.kind === 'rule' && r.rule === rule && r.entity === entity)) reads.push({ kind: 'rule', rule, entity });
   }
 
   readInput(slot: string, entity: string): void {
-    if (this.once(`i${slot}\u0000${entity}`)) this.top!.reads.push({ kind: 'input', slot, entity });
+    const reads = this.top?.reads;
+    if (reads && !reads.some((r) => r.kind === 'input' && r.slot === slot && r.entity === entity)) reads.push({ kind: 'input', slot, entity });
   }
 
   readParameter(param: number, version: number, key: number, value: Value): void {
-    const figure = { param, version, key, value };
-    if (!this.top) this.topFigures.push(figure);
-    else if (this.once(`p${param}\u0000${version}\u0000${key}`)) this.top.figures.push(figure);
+    const figures = this.top?.figures ?? this.topFigures;
+    if (!figures.some((f) => f.param === param && f.version === version && f.key === key)) figures.push({ param, version, key, value });
   }
 
   branch(node: IfExpr, entity: string, taken: number): void {
     const top = this.top;
-    if (top && entity === top.entity) top.branches.set(node, taken);
+    if (!top || entity !== top.entity) return;
+    if (top.branches === NONE_BRANCHES) top.branches = new Map();
+    top.branches.set(node, taken);
   }
 
   compared(node: CmpExpr, entity: string, a: Value, b: Value): void {
     const top = this.top;
-    if (top && entity === top.entity && !top.sides.has(node)) {
-      top.sides.set(node, [a, b]);
-      top.comparisons.push(node);
-    }
+    if (!top || entity !== top.entity || top.sides.has(node)) return;
+    if (top.sides === NONE_SIDES) top.sides = new Map();
+    top.sides.set(node, [a, b]);
+    top.comparisons.push(node);
   }
 
   judged(node: JudgmentExpr, entity: string, outcome: Outcome): void {
     const top = this.top;
-    if (top && entity === top.entity) top.outcomes.set(node, outcome);
+    if (!top || entity !== top.entity) return;
+    if (top.outcomes === NONE_OUTCOMES) top.outcomes = new Map();
+    top.outcomes.set(node, outcome);
   }
 }

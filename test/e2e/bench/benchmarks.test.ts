@@ -38,6 +38,11 @@ describe('the benchmarks', () => {
     expect(report('population')).toMatchObject({ households: 2000 });
   }, 120_000);
 
+  it('answers: what assumptions and explanations cost', async () => {
+    await bench('answers.mjs', { BENCH_HOUSEHOLDS: '100' });
+    report('answers');
+  }, 120_000);
+
   it('http: a daemon under load, and on each store', async () => {
     await bench('http.mjs', { BENCH_SECONDS: '1' });
     report('http');
