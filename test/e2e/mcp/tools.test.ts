@@ -87,6 +87,21 @@ describe('rules mcp tools against the daemon (scope *)', () => {
     expect(data.trace.length).toBeGreaterThan(0);
   });
 
+  it('calculate_household explains as the API does, and refuses assumptions as a tool error carrying the list', async () => {
+    // one person earning 5,200 in Colorado: ineligible (gross limit 1,696, 7 CFR 273.9(a)(1))
+    const request = { program_id: 'co-snap', jurisdiction: 'us-co', household: { period: '2026-03', facts: { earned_income: 5200 }, people: { a: { age: 35 } } }, variables: ['snap_income_eligible'], explain: true };
+    const data = dataOf(await succeeds('calculate_household', request)) as { explanation: { outputs: { deciding: { name: string }[] }[] }; assumptions: unknown[] };
+    const direct = await fetch(`${daemon.url}/v1/calculate`, { method: 'POST', headers: { authorization: `Bearer ${KEYS.all}`, 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    expect(data.explanation).toEqual(((await direct.json()) as { data: { explanation: unknown } }).data.explanation);
+    expect(data.explanation.outputs[0].deciding.map((d) => d.name)).toContain('snap_passes_gross_income_test');
+    const refused = await callTool(client, 'calculate_household', { ...request, explain: false, assumptions: 'refuse' });
+    expect(refused.isError).toBe(true);
+    const error = (refused.structuredContent as { error: { http_status: number; api_response: { error: { code: string; assumptions: unknown[] } } } }).error;
+    expect(error.http_status).toBe(400);
+    expect(error.api_response.error.code).toBe('invalid_household');
+    expect(error.api_response.error.assumptions).toEqual(data.assumptions);
+  });
+
   it('calculate_batch runs every sample request', async () => {
     const data = dataOf(await succeeds('calculate_batch', { requests: samples.map((s) => s.sample_request) })) as { summary: unknown; results: { status: string }[] };
     expect(data.summary).toEqual({ total: samples.length, succeeded: samples.length, failed: 0 });
