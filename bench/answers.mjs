@@ -1,9 +1,9 @@
 // npm run bench:answers — what an answer costs beyond its values, through the library's calculate()
 // (what a user runs), in one run so the ratios are meaningful:
-//   1. assumptions: every calculation records the inputs it reads and lists those the household
-//      did not give; the share of calculate() spent listing them (assumptionsOf, timed on the
-//      same evaluations), on sparse households (a few facts, many assumptions) and on households
-//      giving every input (none);
+//   1. assumptions: every calculation's dataset records the defaults it reads, and the answer
+//      lists them; the share of calculate() spent listing them (assumptionsOf, timed on the same
+//      evaluated households), on sparse households (a few facts, many assumptions) and on
+//      households giving every input (none);
 //   2. explanations: calculate() with `explain: true` against without, on the same households.
 // Target (issue P14): assumptions at most 10 % of a calculation, an explanation at most 3×.
 // Writes bench/results/answers.json.
@@ -74,17 +74,17 @@ for (const id of ['us-co/co-snap', 'us-ny/ny-snap']) {
         const entity = loaded.executable.rules[rule].entity;
         for (const id of prepared.instancesOf(entity)) evaluation.rule(rule, id);
       }
-      return { prepared, evaluation };
+      return { prepared };
     });
     const us = timeTogether(
       requests.map((r, i) => ({ r, e: evaluated[i] })),
       {
         calculate: ({ r }) => calculate(loaded, r, { trace: false }),
         explain: ({ r }) => calculate(loaded, { ...r, explain: true }, { trace: false }),
-        assumptions: ({ e }) => assumptionsOf(loaded, e.prepared, e.evaluation),
+        assumptions: ({ e }) => assumptionsOf(loaded, e.prepared),
       },
     );
-    const assumed = evaluated.reduce((n, e) => n + assumptionsOf(loaded, e.prepared, e.evaluation).length, 0) / evaluated.length;
+    const assumed = evaluated.reduce((n, e) => n + assumptionsOf(loaded, e.prepared).length, 0) / evaluated.length;
     const row = {
       package: id,
       households: kind,

@@ -19,11 +19,29 @@ interface TupleRecord {
 
 const RELATION_MARK = '#relation.';
 
+/** The value an entity id takes for a slot nobody gave, in any period (a package default), if any. */
+export type DefaultValue = (slot: string, entity: string) => Value | undefined;
+
+/** An input read for an entity id. */
+export interface InputRead {
+  slot: string;
+  entity: string;
+}
+
+const ALWAYS = { start: -Infinity, end: Infinity };
+
 export class Dataset {
   /** Records by slot, then entity id (nested so that lookups never build a key string; one record
    *  is kept as itself, the usual case, and only several make a list). */
   private readonly inputs = new Map<string, Map<string, InputRecord | InputRecord[]>>();
   private readonly tuples = new Map<string, TupleRecord[]>();
+
+  /** Every default read, once each, in the order first read: what a calculation assumed. */
+  readonly defaultsRead: InputRead[] = [];
+
+  /** `defaults` answers for what no record covers, so a household of hundreds of inputs with few
+   *  given costs records for the given ones only. */
+  constructor(private readonly defaults?: DefaultValue) {}
 
   addInput(slot: string, entity: string, value: Value, interval: { start: number; end: number }): void {
     let bySlot = this.inputs.get(slot);
@@ -35,16 +53,26 @@ export class Dataset {
     else bySlot.set(entity, [given, record]);
   }
 
-  /** The input's value covering the whole period: the latest start wins, the first given on ties. */
+  /** The input's value covering the whole period: the latest start wins, the first given on ties; else the default. */
   input(slot: string, entity: string, period: Period): Value | undefined {
     const given = this.inputs.get(slot)?.get(entity);
-    if (!given) return undefined;
-    if (!Array.isArray(given)) return given.start <= period.start && given.end >= period.end ? given.value : undefined;
+    if (!given) return this.byDefault(slot, entity);
+    if (!Array.isArray(given)) return given.start <= period.start && given.end >= period.end ? given.value : this.byDefault(slot, entity);
     let best: InputRecord | undefined;
     for (const r of given) {
       if (r.start <= period.start && r.end >= period.end && (!best || r.start > best.start)) best = r;
     }
-    return best?.value;
+    return best ? best.value : this.byDefault(slot, entity);
+  }
+
+  /** A default, kept as a record for every period once read, so each is read (and listed) once. */
+  private byDefault(slot: string, entity: string): Value | undefined {
+    const value = this.defaults?.(slot, entity);
+    if (value !== undefined) {
+      this.addInput(slot, entity, value, ALWAYS);
+      this.defaultsRead.push({ slot, entity });
+    }
+    return value;
   }
 
   /** Relation data is keyed by the name it was given under: a relation id or a bare name. */

@@ -1,7 +1,7 @@
 import type { Executable } from '../3-lower/ir.js';
 import { CompiledEvaluation } from './compiled/evaluation.js';
 import type { Dataset } from './dataset.js';
-import { Evaluation, type EvaluationOptions, type InputRead, type Result } from './evaluate.js';
+import { Evaluation, type EvaluationOptions, type Result } from './evaluate.js';
 import type { EvaluationObserver } from './observer.js';
 import type { Period } from './period.js';
 import type { Value } from '../values.js';
@@ -16,8 +16,6 @@ export const ENGINES: readonly EngineName[] = ['compiled', 'interpreter'];
 /** One query: rule results stay in the engine's own form until `value` or `json` converts them. */
 export interface EngineEvaluation {
   readonly trace: { rule: number; entity: string; result: unknown }[] | null;
-  /** Inputs read, each once, in the order first read. */
-  readonly inputsRead: readonly InputRead[];
   rule(index: number, entity: string): unknown;
   value(result: unknown): Result;
   json(result: unknown, judgment: boolean): unknown;

@@ -42,12 +42,6 @@ export interface TraceStep {
 
 export type Result = Value | Outcome;
 
-/** An input a query read, for the first time, for an entity id: the household adapter tells given from assumed by them. */
-export interface InputRead {
-  slot: string;
-  entity: string;
-}
-
 export interface EvaluationOptions {
   /** Record every rule value computed (`trace`). */
   trace?: boolean;
@@ -74,9 +68,6 @@ export class Evaluation {
   private readonly members = new Map<string, string[]>();
   /** Every rule value computed, when tracing is on. */
   readonly trace: TraceStep[] | null;
-  /** Every input read, in the order first read. */
-  readonly inputsRead: InputRead[] = [];
-  private readonly inputsSeen = new Set<string>();
   private readonly observer: EvaluationObserver | undefined;
 
   constructor(
@@ -166,11 +157,6 @@ export class Evaluation {
   input(slot: string, entity: string): Value {
     const value = this.dataset.input(slot, entity, this.period);
     if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { missingInput: { slot, entity } });
-    const seen = `${slot}\u0000${entity}`;
-    if (!this.inputsSeen.has(seen)) {
-      this.inputsSeen.add(seen);
-      this.inputsRead.push({ slot, entity });
-    }
     this.observer?.readInput(slot, entity, value);
     return value;
   }

@@ -1,6 +1,6 @@
-import { type EngineEvaluation, type EngineName, startEvaluation } from '../engine/engine.js';
+import { type EngineName, startEvaluation } from '../engine/engine.js';
 import { EvaluationError } from '../engine/evaluate.js';
-import { Day, Decimal, toJson } from '../values.js';
+import { Day, Decimal, toJson, type Value } from '../values.js';
 import type { CalculateRequest } from '../4-package/package-types.js';
 import { type ExplainTarget, type Explanation, buildExplanation } from './explain/explanation.js';
 import { QueryRecord } from './explain/record.js';
@@ -149,7 +149,7 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     }
     throw err;
   }
-  const assumptions = assumptionsOf(loaded, prepared, evaluation);
+  const assumptions = assumptionsOf(loaded, prepared);
   if (options.assumptions === 'refuse' && assumptions.length) throw new AssumptionsRefused(assumptions);
   const trace = (evaluation.trace ?? []).map((step): TraceEntry => {
     const rule = exec.rules[step.rule];
@@ -159,28 +159,35 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
   return { period: prepared.periodLabel, outputs, trace, warnings, assumptions, ...(record ? { explanation: buildExplanation(loaded, record, prepared, explained) } : {}) };
 }
 
-/** The period, if the household did not give a valid one, then every input read that it did not give, in the order first read. */
-export function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold, evaluation: EngineEvaluation): Assumption[] {
+/** The period, if the household did not give a valid one, then every input the calculation read at its default (the dataset lists them), in the order first read. */
+export function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold): Assumption[] {
   const assumptions: Assumption[] = [];
   if (prepared.periodAssumed) {
     assumptions.push({ input: 'period', legal_id: null, entity: null, entity_id: null, value: prepared.periodLabel, reason: prepared.periodAssumed.reason, field: 'household.period' });
   }
-  for (const { slot, entity } of evaluation.inputsRead) {
+  for (const { slot, entity } of prepared.dataset.defaultsRead) {
     const origin = prepared.origin(slot, entity);
-    if (origin.given) continue;
+    if (origin.given) continue; // a given value not for the whole period
     const label = prepared.entityOf(slot, entity);
-    const value = prepared.dataset.input(slot, entity, prepared.period);
-    assumptions.push({
-      input: slot,
-      legal_id: loaded.resolveInput(label, slot)?.legal_id ?? null,
-      entity: label,
-      entity_id: entity,
-      value: value === undefined ? null : toJson(value),
-      reason: origin.reason,
-      field: `household.entities.${label}.${entity}.${slot}`,
-    });
+    const { legal_id, value } = defaultOf(loaded, label, slot, () => prepared.dataset.input(slot, entity, prepared.period));
+    assumptions.push({ input: slot, legal_id, entity: label, entity_id: entity, value, reason: origin.reason, field: `household.entities.${label}.${entity}.${slot}` });
   }
   return assumptions;
+}
+
+/** An input's legal id and default (as JSON), per package, entity and input: the same for every household. */
+const defaultsOf = new WeakMap<LoadedPackage, Map<string, Map<string, { legal_id: string | null; value: unknown }>>>();
+function defaultOf(loaded: LoadedPackage, label: string, slot: string, read: () => Value | undefined) {
+  let byLabel = defaultsOf.get(loaded);
+  if (!byLabel) defaultsOf.set(loaded, (byLabel = new Map()));
+  let bySlot = byLabel.get(label);
+  if (!bySlot) byLabel.set(label, (bySlot = new Map()));
+  let known = bySlot.get(slot);
+  if (!known) {
+    const value = read();
+    bySlot.set(slot, (known = { legal_id: loaded.resolveInput(label, slot)?.legal_id ?? null, value: value === undefined ? null : toJson(value) }));
+  }
+  return known;
 }
 
 /** One warning naming every input assumed (the period has its own), for clients that read only `warnings`. */

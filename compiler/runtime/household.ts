@@ -80,56 +80,76 @@ export interface PreparedHousehold {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The value of an input as given; `warn` hears what was read other than as given (a number in text). */
-function coerce(input: PackageInput, raw: unknown, field: string, warn?: (message: string) => void): Value {
-  const fail = (what: string): never => {
-    throw new HouseholdError(field, `must be ${what} (${input.name} is ${input.dtype}), got ${JSON.stringify(raw)}`);
+/** Reads a raw value given for one input: checked by its dtype and bounds, or a HouseholdError naming
+ *  `field()` (built only when needed); `warn` hears what was read other than as given (a number in text). */
+type InputReader = (raw: unknown, field: () => string, warn?: (message: string) => void) => Value;
+
+const readers = new WeakMap<PackageInput, InputReader>();
+
+/** The reader of an input, made once per input of a loaded package: its dtype decoded, its bounds decided. */
+function readerOf(input: PackageInput): InputReader {
+  let reader = readers.get(input);
+  if (!reader) readers.set(input, (reader = makeReader(input)));
+  return reader;
+}
+
+function makeReader(input: PackageInput): InputReader {
+  const kind = valueKind(input.dtype);
+  const whole = kind === 'whole';
+  const bounds: NumberBounds = { size: isSizeInput(input.name), nonNegative: isMoney(input.dtype, input.unit) || isNonNegative(input), age: isAgeInput(input) };
+  const typed = `(${input.name} is ${input.dtype})`;
+  const failer = (raw: unknown, field: () => string) => (what: string): never => {
+    throw new HouseholdError(field(), `must be ${what} ${typed}, got ${JSON.stringify(raw)}`);
   };
-  switch (valueKind(input.dtype)) {
+  switch (kind) {
     case 'boolean':
-      return typeof raw === 'boolean' ? raw : fail('true or false');
+      return (raw, field) => (typeof raw === 'boolean' ? raw : failer(raw, field)('true or false'));
     case 'text':
-      if (typeof raw !== 'string') fail('text');
-      if (input.values && !input.values.includes(raw as string)) {
-        throw new HouseholdError(field, `must be one of ${input.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(raw)}`);
-      }
-      return raw as string;
-    case 'date': {
-      const day = typeof raw === 'string' ? Day.parse(raw) : undefined;
-      return day ?? fail('a date (YYYY-MM-DD)');
-    }
-    default: {
-      if (typeof raw === 'number') return coerceNumber(input, raw, field, fail);
-      if (typeof raw !== 'string' || !/^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim())) fail('a number');
-      const n = new Decimal((raw as string).trim());
-      if (isWholeDtype(input) && !n.isInteger()) fail('a whole number');
-      checkNumber(input, raw, n.toString(), field, n.abs().gt(MAX_MAGNITUDE), n.lt(1), n.gt(MAX_HOUSEHOLD_PEOPLE), n.isNegative(), n.gt(MAX_AGE_YEARS));
-      warn?.(`${field}: the number was given as text (${JSON.stringify(raw)}); read as ${n}`);
-      return n;
-    }
+      return (raw, field) => {
+        if (typeof raw !== 'string') failer(raw, field)('text');
+        if (input.values && !input.values.includes(raw as string)) {
+          throw new HouseholdError(field(), `must be one of ${input.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(raw)}`);
+        }
+        return raw as string;
+      };
+    case 'date':
+      return (raw, field) => (typeof raw === 'string' ? Day.parse(raw) : undefined) ?? failer(raw, field)('a date (YYYY-MM-DD)');
+    default:
+      return (raw, field, warn) => {
+        if (typeof raw === 'number') {
+          // JSON.parse reads a literal beyond the doubles (1e309) as Infinity: say so, not "got null"
+          if (!Number.isFinite(raw)) throw new HouseholdError(field(), `must be a finite number ${typed}, got a number too large to represent`);
+          if (whole && !Number.isInteger(raw)) failer(raw, field)('a whole number');
+          // the checks run on the double itself (exact against these whole thresholds), then one Decimal of its shortest decimal form
+          checkNumber(bounds, raw, String(raw), field, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0, raw > MAX_AGE_YEARS);
+          return new Decimal(raw === 0 ? 0 : raw); // not -0: String(-0) is "0"
+        }
+        if (typeof raw !== 'string' || !/^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim())) failer(raw, field)('a number');
+        const n = new Decimal((raw as string).trim());
+        if (whole && !n.isInteger()) failer(raw, field)('a whole number');
+        checkNumber(bounds, raw, n.toString(), field, n.abs().gt(MAX_MAGNITUDE), n.lt(1), n.gt(MAX_HOUSEHOLD_PEOPLE), n.isNegative(), n.gt(MAX_AGE_YEARS));
+        warn?.(`${field()}: the number was given as text (${JSON.stringify(raw)}); read as ${n}`);
+        return n;
+      };
   }
 }
 
-const isWholeDtype = (input: PackageInput) => valueKind(input.dtype) === 'whole';
-
-/** A JSON number: the checks run on the double itself (exact against these whole thresholds), then one Decimal of its shortest decimal form. */
-function coerceNumber(input: PackageInput, raw: number, field: string, fail: (what: string) => never): Value {
-  // JSON.parse reads a literal beyond the doubles (1e309) as Infinity: say so, not "got null"
-  if (!Number.isFinite(raw)) throw new HouseholdError(field, `must be a finite number (${input.name} is ${input.dtype}), got a number too large to represent`);
-  if (isWholeDtype(input) && !Number.isInteger(raw)) fail('a whole number');
-  checkNumber(input, raw, String(raw), field, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0, raw > MAX_AGE_YEARS);
-  return new Decimal(raw === 0 ? 0 : raw); // not -0: String(-0) is "0"
+/** Which bounds a number input has: a size (at least 1, at most the people in a household), never negative, an age. */
+interface NumberBounds {
+  size: boolean;
+  nonNegative: boolean;
+  age: boolean;
 }
 
 /** The range checks of a number input, given the comparisons already made on its value. */
-function checkNumber(input: PackageInput, raw: unknown, shown: string, field: string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean, beyondAge: boolean): void {
-  if (tooLarge) throw new HouseholdError(field, `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
-  if (isSizeInput(input.name)) {
-    if (belowOne) throw new HouseholdError(field, `must be at least 1, got ${JSON.stringify(raw)}`);
-    if (beyondPeople) throw new HouseholdError(field, `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${shown}`);
+function checkNumber(bounds: NumberBounds, raw: unknown, shown: string, field: () => string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean, beyondAge: boolean): void {
+  if (tooLarge) throw new HouseholdError(field(), `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
+  if (bounds.size) {
+    if (belowOne) throw new HouseholdError(field(), `must be at least 1, got ${JSON.stringify(raw)}`);
+    if (beyondPeople) throw new HouseholdError(field(), `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${shown}`);
   }
-  if (negative && (isMoney(input.dtype, input.unit) || isNonNegative(input))) throw new HouseholdError(field, `must not be negative, got ${JSON.stringify(raw)}`);
-  if (beyondAge && isAgeInput(input)) throw new HouseholdError(field, `must be at most ${MAX_AGE_YEARS} (the plausible bound on a person's age in years), got ${shown}`);
+  if (negative && bounds.nonNegative) throw new HouseholdError(field(), `must not be negative, got ${JSON.stringify(raw)}`);
+  if (beyondAge && bounds.age) throw new HouseholdError(field(), `must be at most ${MAX_AGE_YEARS} (the plausible bound on a person's age in years), got ${shown}`);
 }
 
 export function prepareHousehold(loaded: LoadedPackage, household: unknown): PreparedHousehold {
@@ -151,12 +171,41 @@ type Obj = Record<string, unknown>;
 /** How specific each convention is: a value given in a more specific one wins (`facts` are overrides). */
 const PRECEDENCE: Record<string, number> = { spm_units: 0, people: 0, relations: 0, entities: 1, facts: 2 };
 
-/** A value as the household gave it: where, and in which object (`container`, to tell two names in one object from two conventions). */
+/** A value as the household gave it: in which object (`container`, to tell two names in one object
+ *  from two conventions) under which `key`; the field is built from them only when a message needs it. */
 interface Given {
   value: Value;
-  field: string;
   container: string;
+  key: string;
   precedence: number;
+}
+
+const fieldOfGiven = (g: { container: string; key: string }): string => (g.key ? `${g.container}.${g.key}` : g.container);
+
+/** The convention an object of the household belongs to: `household.<convention>…`. */
+const conventionOf = (container: string): string => container.slice('household.'.length).split('.', 1)[0];
+
+/** What the adapter reads of a package once rather than per household: each entity's labels (the
+ *  entities whose inputs its ids carry) and each entity's inputs that have a default, by name. */
+interface PackageShape {
+  labels: Map<string, string[]>;
+  defaulted: Map<string, Map<string, PackageInput>>;
+}
+
+const shapes = new WeakMap<LoadedPackage, PackageShape>();
+
+function shapeOf(loaded: LoadedPackage): PackageShape {
+  let shape = shapes.get(loaded);
+  if (shape) return shape;
+  const entities = loaded.pkg.entities;
+  shape = { labels: new Map(), defaulted: new Map() };
+  for (const entity of entities) {
+    // an entity that only labels inputs shares the ids of the entity whose rules read them (id_template)
+    shape.labels.set(entity.entity, entities.filter((e) => e.entity === entity.entity || (e.id_template === entity.id_template && !e.relations?.length)).map((e) => e.entity));
+    shape.defaulted.set(entity.entity, new Map(entity.inputs.filter((i) => i.default !== undefined).map((i) => [i.name, i])));
+  }
+  shapes.set(loaded, shape);
+  return shape;
 }
 
 /** The household read convention by convention: values and fields per entity id, labels, relation tuples, warnings. */
@@ -176,11 +225,14 @@ class HouseholdReader {
   readonly labels = new Map<string, Set<string>>();
   readonly tuples: { relation: string; tuple: [string, string] }[] = [];
   peopleCount: number | undefined;
+  private readonly shape: PackageShape;
+  private readonly warn = (message: string) => this.warnings.push(message);
 
   constructor(
     private readonly loaded: LoadedPackage,
     private readonly household: Obj,
   ) {
+    this.shape = shapeOf(loaded);
     const pkg = loaded.pkg;
     for (const key of Object.keys(household)) {
       if (!CONVENTIONS.includes(key)) this.warnings.push(`household.${key}: not a household convention (${CONVENTIONS.join(', ')}); ignored${suggest(key, CONVENTIONS)}`);
@@ -205,33 +257,33 @@ class HouseholdReader {
    *  (id_template), so its inputs (and their defaults) come with each of those ids. */
   private addLabel(id: string, entity: string): void {
     const set = this.labels.get(id) ?? this.labels.set(id, new Set()).get(id)!;
-    const template = this.loaded.entity(entity)?.id_template;
-    for (const e of this.loaded.pkg.entities) if (e.entity === entity || (template && e.id_template === template && !e.relations?.length)) set.add(e.entity);
+    for (const label of this.shape.labels.get(entity) ?? [entity]) set.add(label);
   }
 
   fieldOf(name: string, entityId: string): string | undefined {
-    return this.given.get(entityId)?.get(name)?.field;
+    const given = this.given.get(entityId)?.get(name);
+    return given && fieldOfGiven(given);
   }
 
   valueOf(name: string, entityId: string): Value | undefined {
     return this.given.get(entityId)?.get(name)?.value;
   }
 
-  private set(entityLabel: string, entityId: string, key: string, raw: unknown, field: string, container: string): void {
-    const pkg = this.loaded.pkg;
+  private set(entityLabel: string, entityId: string, key: string, raw: unknown, container: string, precedence: number): void {
     const input = this.loaded.resolveInput(entityLabel, key);
     if (!input) {
+      const pkg = this.loaded.pkg;
       const known = this.loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
-      throw new HouseholdError(field, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, known)}`);
+      throw new HouseholdError(`${container}.${key}`, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, known)}`);
     }
     if (raw === null || raw === undefined) {
       // explicit null: the default is taken, and reported as an assumption when it is read
       const byName = this.nulls.get(entityId) ?? this.nulls.set(entityId, new Map()).get(entityId)!;
-      if (!byName.has(input.name)) byName.set(input.name, field);
+      if (!byName.has(input.name)) byName.set(input.name, `${container}.${key}`);
       return;
     }
-    const value = coerce(input, raw, field, (message) => this.warnings.push(message));
-    this.keep(input.name, entityId, { value, field, container, precedence: PRECEDENCE[container.split('.')[1]] ?? 0 });
+    const value = readerOf(input)(raw, () => `${container}.${key}`, this.warn);
+    this.keep(input.name, entityId, { value, container, key, precedence });
   }
 
   /** One value per input and entity id: two in one object must agree; across conventions the more specific wins, with a warning. */
@@ -243,18 +295,20 @@ class HouseholdReader {
       return;
     }
     if (sameValue(earlier.value, next.value)) return;
-    const both = `${earlier.field} (${formatGiven(earlier.value)}) and ${next.field} (${formatGiven(next.value)})`;
+    const both = `${fieldOfGiven(earlier)} (${formatGiven(earlier.value)}) and ${fieldOfGiven(next)} (${formatGiven(next.value)})`;
     if (earlier.container === next.container || earlier.precedence === next.precedence) {
-      throw new HouseholdError(next.field, `gives input \`${name}\` a second, different value: ${both} name the same input; give it once`);
+      throw new HouseholdError(fieldOfGiven(next), `gives input \`${name}\` a second, different value: ${both} name the same input; give it once`);
     }
     const [used, overridden] = next.precedence > earlier.precedence ? [next, earlier] : [earlier, next];
     byName.set(name, used);
-    this.warnings.push(`${used.field} (${formatGiven(used.value)}) overrides ${overridden.field} (${formatGiven(overridden.value)}), the same input \`${name}\`: the calculation uses ${formatGiven(used.value)}`);
+    this.warnings.push(`${fieldOfGiven(used)} (${formatGiven(used.value)}) overrides ${fieldOfGiven(overridden)} (${formatGiven(overridden.value)}), the same input \`${name}\`: the calculation uses ${formatGiven(used.value)}`);
   }
 
-  setAll(entityLabel: string, entityId: string, obj: unknown, field: string): void {
-    if (!isObj(obj)) throw new HouseholdError(field, 'must be an object of input values');
-    for (const k of Object.keys(obj)) this.set(entityLabel, entityId, k, obj[k], `${field}.${k}`, field);
+  /** Every input of one object (`container`, the household's path to it) for one entity id. */
+  setAll(entityLabel: string, entityId: string, obj: unknown, container: string): void {
+    if (!isObj(obj)) throw new HouseholdError(container, 'must be an object of input values');
+    const precedence = PRECEDENCE[conventionOf(container)] ?? 0;
+    for (const key of Object.keys(obj)) this.set(entityLabel, entityId, key, obj[key], container, precedence);
   }
 
   /** An instance of a member entity belongs to the main entity through that entity's relations. */
@@ -351,27 +405,27 @@ class HouseholdReader {
     const given = this.valueOf(countInput, mainId);
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
-      const field = peopleCount === undefined ? 'household.entities' : 'household.people';
-      this.keep(countInput, mainId, { value: new Decimal(members), field, container: field, precedence: PRECEDENCE.people });
+      const container = peopleCount === undefined ? 'household.entities' : 'household.people';
+      this.keep(countInput, mainId, { value: new Decimal(members), container, key: '', precedence: PRECEDENCE.people });
     } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
       this.warnings.push(`${this.fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
     }
   }
 
-  /** The dataset (given values, else defaults, for every input of every labelled id) and the lookups the engine's errors use. */
+  /** The dataset (the values given; for an input of a labelled id nobody gave, its default) and the lookups the engine's errors use. */
   prepared(): PreparedHousehold {
     const { loaded, main, mainId, person, labels, given, nulls } = this;
     const period = monthPeriod(this.periodLabel)!;
-    const dataset = new Dataset();
-    for (const [id, entities] of labels) {
-      const byName = given.get(id);
-      for (const entity of entities) {
-        for (const input of loaded.entity(entity)?.inputs ?? []) {
-          const value = byName?.get(input.name)?.value ?? loaded.defaultValue(input, () => coerce(input, input.default, `default of ${input.name}`));
-          if (value !== undefined) dataset.addInput(input.name, id, value, period);
-        }
+    const defaulted = this.shape.defaulted;
+    // a default is read (and checked, once per package) only when a formula asks for it
+    const dataset = new Dataset((slot, id) => {
+      for (const entity of labels.get(id) ?? []) {
+        const input = defaulted.get(entity)?.get(slot);
+        if (input) return loaded.defaultValue(input, () => readerOf(input)(input.default, () => `default of ${input.name}`));
       }
-    }
+      return undefined;
+    });
+    for (const [id, byName] of given) for (const [name, g] of byName) dataset.addInput(name, id, g.value, period);
     for (const { relation, tuple } of this.tuples) dataset.addTuple(relation, tuple, period);
     const fieldOf = (name: string, entityId: string) => this.fieldOf(name, entityId);
     return {

@@ -1,6 +1,6 @@
 import type { Executable, Relation } from '../../3-lower/ir.js';
 import type { Dataset } from '../dataset.js';
-import { EvaluationError, type EvaluationOptions, type InputRead, latestVersion, nextStart, parameterCell, type Result } from '../evaluate.js';
+import { EvaluationError, type EvaluationOptions, latestVersion, nextStart, parameterCell, type Result } from '../evaluate.js';
 import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../../values.js';
@@ -33,10 +33,6 @@ export class CompiledEvaluation implements EvaluationScope {
   private evaluations = 0;
   /** Every rule value computed, when tracing is on (results in the engine's form: see `value`, `json`). */
   readonly trace: { rule: number; entity: string; result: Fast }[] | null;
-  /** Every input read, in the order first read (each once: reads are memoised per entity). */
-  readonly inputsRead: InputRead[] = [];
-  /** Inputs read from outside that no formula reads (a table's key for a parameter asked as an output). */
-  private outsideReads: Map<string, Value> | undefined;
 
   constructor(
     exec: Executable,
@@ -105,24 +101,13 @@ export class CompiledEvaluation implements EvaluationScope {
   fastInput(slot: number, entity: string): Fast {
     const memo = this.memoOf(entity);
     let value = memo[slot] as Fast | undefined;
-    if (value === undefined) memo[slot] = value = toFast(this.read(this.program.slots[slot - this.program.rules.length], entity));
+    if (value === undefined) memo[slot] = value = toFast(this.input(this.program.slots[slot - this.program.rules.length], entity));
     return value;
   }
 
-  /** An input by name, through the same memo as formulas read it (so it is recorded once). */
   input(slot: string, entity: string): Value {
-    const number = this.program.slotNumbers.get(slot);
-    if (number !== undefined) return toValue(this.fastInput(number, entity));
-    const key = `${slot}\u0000${entity}`;
-    let value = this.outsideReads?.get(key);
-    if (value === undefined) (this.outsideReads ??= new Map()).set(key, (value = this.read(slot, entity)));
-    return value;
-  }
-
-  private read(slot: string, entity: string): Value {
     const value = this.dataset.input(slot, entity, this.period);
     if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { missingInput: { slot, entity } });
-    this.inputsRead.push({ slot, entity });
     return value;
   }
 

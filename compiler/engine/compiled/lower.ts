@@ -49,8 +49,6 @@ export interface CompiledProgram {
   relationPredicates: (JudgmentFn | undefined)[];
   /** Input slots formulas read; slot i is numbered rules.length + i (see CompiledEvaluation's memo). */
   slots: string[];
-  /** The number of each slot by name. */
-  slotNumbers: Map<string, number>;
 }
 
 export function toFast(v: Value): Fast {
@@ -102,7 +100,7 @@ const ARITH = { '+': num.plus, '-': num.minus, '*': num.times } as const;
 
 class Lowering {
   readonly slots: string[] = [];
-  readonly slotNumbers = new Map<string, number>();
+  private readonly slotNumbers = new Map<string, number>();
   constructor(private readonly exec: Executable) {}
 
   private slotNumber(slot: string): number {
@@ -344,6 +342,5 @@ export function lowerExecutable(exec: Executable): CompiledProgram {
     parameters: exec.parameters.map((p) => p.versions.map((v) => ({ from: v.from, to: v.to, cells: new Map([...v.cells].map(([k, value]) => [k, toFast(value)])) }))),
     relationPredicates: exec.relations.map((r) => r.derived && lowering.judgment(r.derived.predicate)),
     slots: lowering.slots,
-    slotNumbers: lowering.slotNumbers,
   };
 }
