@@ -4,7 +4,7 @@ import { HOLDS, NOT_HOLDS, type Outcome, outcomeJson } from '../../engine/logic.
 import { Day, toJson, type Value } from '../../values.js';
 import type { LoadedPackage } from '../loaded-package.js';
 import type { PreparedHousehold } from '../household.js';
-import { type FigureRead, type Frame, frameKey, type QueryRecord } from './record.js';
+import type { FigureRead, Frame, QueryRecord } from './record.js';
 
 // An answer's explanation: for each requested output, the tree of what it was computed from for
 // this household (rules with their formula in force, the dated figures they read, the branches
@@ -147,7 +147,8 @@ export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, pre
 }
 
 class ExplanationBuilder {
-  private readonly nodes = new Map<string, RuleNode>();
+  /** Nodes built, by rule index then entity id. */
+  private readonly nodes: (Map<string, RuleNode> | undefined)[] = [];
   readonly exec;
 
   constructor(
@@ -180,7 +181,7 @@ class ExplanationBuilder {
   }
 
   frame(rule: number, entity: string): Frame {
-    const frame = this.record.frames.get(frameKey(rule, entity));
+    const frame = this.record.frame(rule, entity);
     if (!frame) throw new Error(`no record of rule ${this.exec.rules[rule].name} for ${entity}`);
     return frame;
   }
@@ -191,8 +192,7 @@ class ExplanationBuilder {
 
   /** A rule's node, built once per (rule, entity id): an output that several rules read appears under each, the same. */
   ruleNode(index: number, entity: string): RuleNode {
-    const key = frameKey(index, entity);
-    const built = this.nodes.get(key);
+    const built = this.nodes[index]?.get(entity);
     if (built) return built;
     const frame = this.frame(index, entity);
     const rule = this.exec.rules[index];
@@ -213,7 +213,7 @@ class ExplanationBuilder {
       comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
       children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
     };
-    this.nodes.set(key, node);
+    (this.nodes[index] ??= new Map()).set(entity, node);
     return node;
   }
 
@@ -287,10 +287,10 @@ class Deciding {
 
   /** Why rule `index` for `entity` holds (`wanted` true) or fails / is zero (false). */
   private rule(index: number, entity: string, wanted: boolean): void {
-    const key = `${frameKey(index, entity)}\u0000${wanted}`;
+    const key = `${index}\u0000${entity}\u0000${wanted}`;
     if (this.visited.has(key)) return;
     this.visited.add(key);
-    const frame = this.record.frames.get(frameKey(index, entity));
+    const frame = this.record.frame(index, entity);
     if (!frame) return;
     const expr = this.builder.exec.rules[index].versions[frame.version].expr;
     if (this.builder.exec.rules[index].judgment) this.judgment(frame, expr as JudgmentExpr, wanted);
@@ -348,7 +348,8 @@ class Deciding {
   }
 
   private comparisonTest(frame: Frame, e: CmpExpr): void {
-    const comparison = this.builder.comparison(frame, e);
+    // the rule's node (built already) holds this comparison
+    const comparison = this.builder.ruleNode(frame.rule, frame.entity).comparisons[frame.comparisons.indexOf(e)];
     const base = this.base(frame);
     const words = RELATION[e.op][comparison.holds ? 0 : 1];
     const cited = base.citation.length ? ` (${base.citation[0]})` : '';
@@ -358,7 +359,8 @@ class Deciding {
 
   private inputTest(frame: Frame, slot: string): void {
     const base = this.base(frame);
-    const input = this.builder.inputNode(slot, frame.entity, base.citation);
+    const read = this.builder.ruleNode(frame.rule, frame.entity).children.find((c): c is InputNode => c.kind === 'input' && c.name === slot && c.entity_id === frame.entity);
+    const input = read ?? this.builder.inputNode(slot, frame.entity, base.citation);
     const cited = base.citation.length ? ` (${base.citation[0]})` : '';
     const text = `${slot} is ${formatted(input.value)} (${input.status}) in ${base.name}${cited}`;
     this.tests.push({ ...base, test: slot, holds: input.value === true, input: { name: slot, value: input.value, status: input.status }, text });

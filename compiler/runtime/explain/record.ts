@@ -38,10 +38,10 @@ const NONE_BRANCHES: Map<IfExpr, number> = new Map();
 const NONE_OUTCOMES: Map<JudgmentExpr, Outcome> = new Map();
 const NONE_SIDES: Map<CmpExpr, [Value, Value]> = new Map();
 
-export const frameKey = (rule: number, entity: string) => `${rule}\u0000${entity}`;
 
 export class QueryRecord implements EvaluationObserver {
-  readonly frames = new Map<string, Frame>();
+  /** Frames by rule index, then entity id. */
+  private readonly frames: (Map<string, Frame> | undefined)[] = [];
   /** Figures read outside any rule (a parameter requested as an output). */
   readonly topFigures: FigureRead[] = [];
   private readonly stack: Frame[] = [];
@@ -49,9 +49,13 @@ export class QueryRecord implements EvaluationObserver {
 
   enterRule(rule: number, entity: string, version: number): void {
     const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: [], branches: NONE_BRANCHES, outcomes: NONE_OUTCOMES, sides: NONE_SIDES, comparisons: [] };
-    this.frames.set(frameKey(rule, entity), frame);
+    (this.frames[rule] ??= new Map()).set(entity, frame);
     this.stack.push(frame);
     this.top = frame;
+  }
+
+  frame(rule: number, entity: string): Frame | undefined {
+    return this.frames[rule]?.get(entity);
   }
 
   leaveRule(_rule: number, _entity: string, result: Value | Outcome): void {
