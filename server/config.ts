@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Environment } from './envelope.js';
+import { parseTrustProxy, type TrustProxy } from './proxy-trust.js';
 import type { RateLimit } from './store/store.js';
 
 // Daemon configuration: flags win over their environment twins, which win over defaults.
@@ -9,7 +10,8 @@ import type { RateLimit } from './store/store.js';
 //   --log-level RULES_LOG_LEVEL
 // Other settings: RULES_LOG_FORMAT, RULES_ENVIRONMENT, RULES_API_KEYS (raw keys of 32+ characters), RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
 // RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP,
-// RULES_SHUTDOWN_GRACE_MS, RULES_REDIS_URL, RULES_REDIS_PREFIX (with --store redis), RULES_INSTANCE_ID.
+// RULES_SHUTDOWN_GRACE_MS, RULES_REDIS_URL, RULES_REDIS_PREFIX (with --store redis), RULES_INSTANCE_ID,
+// and the connection limits (ConnectionLimits below).
 
 export class ConfigError extends Error {}
 
@@ -38,7 +40,9 @@ export interface ServerConfig {
   watch: boolean;
   environment: Environment;
   apiKeys: EnvironmentKey[];
-  trustProxy: boolean;
+  /** The proxies in front whose `x-forwarded-for` entries are believed (server/proxy-trust.ts). */
+  trustProxy: TrustProxy;
+  connections: ConnectionLimits;
   corsOrigins: string[];
   calculateTimeoutMs: number;
   jobConcurrency: number;
@@ -50,6 +54,61 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** `readable` (one short line per record), `json`, or `auto`: readable on a terminal, else JSON. */
   logFormat: 'readable' | 'json' | 'auto';
+}
+
+/** How long a client may take and how many connections it may hold (server/connections.ts). */
+export interface ConnectionLimits {
+  /** The request line and headers arrive within this (RULES_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number;
+  /** The longest pause while a request body is arriving (RULES_BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
+  /** The whole request, headers and body, arrives within this (RULES_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** An idle connection between two requests is closed after this (RULES_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** Open connections in all (RULES_MAX_CONNECTIONS). */
+  maxConnections: number;
+  /** Open connections from one client address, proxies apart (RULES_MAX_CONNECTIONS_PER_CLIENT). */
+  maxConnectionsPerClient: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // longer than the idle timeout of common load balancers (60 s), as Fastify's default, so a
+  // balancer never reuses a connection the daemon is closing
+  keepAliveTimeoutMs: 72_000,
+  maxConnections: 8_192,
+  maxConnectionsPerClient: 128,
+};
+
+/** Timeouts are at most an hour: a longer one is no protection. */
+const MAX_TIMEOUT_MS = 3_600_000;
+
+function connectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
+  const d = DEFAULT_CONNECTION_LIMITS;
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: positiveInt('RULES_HEADERS_TIMEOUT_MS', env.RULES_HEADERS_TIMEOUT_MS, d.headersTimeoutMs, MAX_TIMEOUT_MS),
+    bodyTimeoutMs: positiveInt('RULES_BODY_TIMEOUT_MS', env.RULES_BODY_TIMEOUT_MS, d.bodyTimeoutMs, MAX_TIMEOUT_MS),
+    requestTimeoutMs: positiveInt('RULES_REQUEST_TIMEOUT_MS', env.RULES_REQUEST_TIMEOUT_MS, d.requestTimeoutMs, MAX_TIMEOUT_MS),
+    keepAliveTimeoutMs: positiveInt('RULES_KEEP_ALIVE_TIMEOUT_MS', env.RULES_KEEP_ALIVE_TIMEOUT_MS, d.keepAliveTimeoutMs, MAX_TIMEOUT_MS),
+    maxConnections: positiveInt('RULES_MAX_CONNECTIONS', env.RULES_MAX_CONNECTIONS, d.maxConnections, 1_000_000),
+    maxConnectionsPerClient: positiveInt('RULES_MAX_CONNECTIONS_PER_CLIENT', env.RULES_MAX_CONNECTIONS_PER_CLIENT, d.maxConnectionsPerClient, 1_000_000),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(`RULES_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed RULES_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}): the headers are part of the request`);
+  }
+  if (limits.maxConnectionsPerClient > limits.maxConnections) {
+    throw new ConfigError(`RULES_MAX_CONNECTIONS_PER_CLIENT (${limits.maxConnectionsPerClient}) must not exceed RULES_MAX_CONNECTIONS (${limits.maxConnections})`);
+  }
+  return limits;
+}
+
+function trustProxy(raw: string | undefined): TrustProxy {
+  const trust = parseTrustProxy(raw);
+  if (typeof trust === 'object' && !Array.isArray(trust)) throw new ConfigError(trust.error);
+  return trust;
 }
 
 export interface ServeFlags {
@@ -153,7 +212,8 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     watch: flags.watch ?? flagOn(env.RULES_WATCH),
     environment: oneOf('RULES_ENVIRONMENT', env.RULES_ENVIRONMENT, ENVIRONMENTS, 'local'),
     apiKeys: parseApiKeys(env.RULES_API_KEYS),
-    trustProxy: flagOn(env.RULES_TRUST_PROXY),
+    trustProxy: trustProxy(env.RULES_TRUST_PROXY),
+    connections: connectionLimits(env),
     corsOrigins: (env.RULES_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
     calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, DEFAULT_CALCULATE_TIMEOUT_MS),
     jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),

@@ -9,6 +9,7 @@ import { Workspace } from '../compiler/workspace.js';
 import { BUNDLED_ROOT, FIXTURES_DIR } from '../compiler/project.js';
 import { Analytics } from './analytics.js';
 import { buildApp } from './app.js';
+import { descriptorWarning } from './connections.js';
 import { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
@@ -118,6 +119,8 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
       up ? app.log.warn(`${where} is reachable again`) : app.log.error(`${where} is unreachable (${reason}): requests that need it answer 503 store_unavailable until it returns; reconnecting`),
     );
   }
+  const descriptors = descriptorWarning(config.connections);
+  if (descriptors) log(`warning: ${descriptors}`);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -35,9 +35,13 @@ Logs go to stdout at --log-level info: one line per request, readable on a termi
 otherwise (RULES_LOG_FORMAT=readable|json|auto).
 Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS (JSON array of
 {id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}; raw keys of 32+ characters),
-RULES_TRUST_PROXY=1, RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
+RULES_TRUST_PROXY (a hop count, or proxy addresses and CIDR ranges: whose x-forwarded-for hops are
+believed), RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
 RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULES_SHUTDOWN_GRACE_MS
 (default 10000: how long SIGTERM waits for requests in flight), RULES_INSTANCE_ID (default host-pid).
+Connections: RULES_HEADERS_TIMEOUT_MS (10000), RULES_BODY_TIMEOUT_MS (10000, longest pause in a
+body), RULES_REQUEST_TIMEOUT_MS (30000), RULES_KEEP_ALIVE_TIMEOUT_MS (72000), RULES_MAX_CONNECTIONS
+(8192), RULES_MAX_CONNECTIONS_PER_CLIENT (128).
 With --store redis, several daemons share keys, counters, jobs and analytics:
 RULES_REDIS_URL (default redis://127.0.0.1:6379; rediss:// for TLS, a password as
 redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment, default rules:).`,

@@ -139,6 +139,18 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect((await app('POST', '/v1/keys/trial', { client: '192.0.2.2' })).statusCode).toBe(201);
     });
 
+    it.each([
+      ['a hop count', 1],
+      ['a list of proxies', ['10.0.0.0/8']],
+    ])('behind trusted proxies (%s), x-forwarded-for hops a client forges do not multiply its trial keys', async (_name, trustProxy) => {
+      const app = caller((await start({ config: { trialClientDailyCap: 2, trialDailyCap: 10, trustProxy } })).app);
+      const from = (client: string, forged: string) => app('POST', '/v1/keys/trial', { client: '10.0.0.1', headers: { 'x-forwarded-for': `${forged}, ${client}` } });
+      for (let i = 0; i < 2; i++) expect((await from('192.0.2.1', `198.51.100.${i}`)).statusCode).toBe(201);
+      for (let i = 2; i < 8; i++) expect((await from('192.0.2.1', `198.51.100.${i}`)).statusCode).toBe(429);
+      // the day's global cap is left for everyone else
+      expect((await from('192.0.2.2', '198.51.100.1')).statusCode).toBe(201);
+    });
+
     it('caps issuance globally per UTC day', async () => {
       const app = caller((await start({ config: { trialDailyCap: 3 } })).app);
       for (let i = 0; i < 3; i++) expect((await app('POST', '/v1/keys/trial', { client: `192.0.2.${10 + i}` })).statusCode).toBe(201);
