@@ -3,6 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { authorize } from './auth/guard.js';
 import { BODY_LIMIT, MAX_JSON_DEPTH, nestsDeeperThan } from './body-limits.js';
 import { ConnectionGuard, serverOptions } from './connections.js';
+import { heldBack, LogThrottle } from './log-throttle.js';
 import type { ServerContext } from './context.js';
 import { failure, ok } from './envelope.js';
 import { ApiError, GENERIC_INTERNAL_MESSAGE } from './errors.js';
@@ -66,6 +67,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => connections.clientError(err, socket),
   });
   connections.attach(app);
+  logStoreErrors(ctx, app);
 
   // JSON bodies: an empty body is "no body" (routes that need one say so through their schema);
   // the nesting limit is checked on the raw text, before anything walks the parsed value
@@ -112,7 +114,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
-    if (apiError.code === 'store_unavailable') ctx.analytics.storeError();
+    if (apiError.code === 'store_unavailable') ctx.analytics.storeError(error instanceof ApiError ? (error.cause ?? error) : error, `answering ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
     for (const [k, v] of Object.entries(apiError.headers ?? {})) reply.header(k, v);
     if (request.routeOptions.config.route?.errorShape === 'migration') {
       return reply.status(apiError.status).send({ status: 'error', message: apiError.message, result: null, sidecar: { request_id: String(request.id), code: apiError.code } });
@@ -150,6 +152,16 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     });
   }
   return app;
+}
+
+/** Each store error is logged with its cause, once a minute per operation and cause (with how many were held back). */
+function logStoreErrors(ctx: ServerContext, app: FastifyInstance): void {
+  const throttle = new LogThrottle();
+  ctx.analytics.onStoreError((error, during) => {
+    const cause = error instanceof Error ? error.message : String(error);
+    const held = throttle.admit(`${during}: ${cause}`);
+    if (held !== null) app.log.error({ err: error, during }, `store error while ${during}: ${cause}${heldBack(held)}`);
+  });
 }
 
 function toApiError(error: FastifyError | ApiError): ApiError {

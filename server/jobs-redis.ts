@@ -96,7 +96,7 @@ export class RedisJobQueue implements JobQueue {
       maxStalledCount: MAX_STALLED,
       name: this.env.instanceId,
     });
-    this.worker.on('error', () => this.env.analytics.storeError());
+    this.worker.on('error', (error) => this.env.analytics.storeError(error, 'running the job queue'));
     this.worker.on('failed', (job, err) => void this.failed(job, err));
     await quick(this.worker.waitUntilReady(), 'starting the job worker');
     // Jobs stored but never queued (Redis left between the two writes) are queued now.

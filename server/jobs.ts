@@ -65,7 +65,7 @@ export async function finishJob(store: Store, jobId: string): Promise<void> {
 
 /** Record that a job cannot go on; a store that refuses that too is counted as a store error. */
 export function failJob(store: Store, env: Pick<JobEnvironment, 'analytics'>, jobId: string, err: unknown): Promise<void> {
-  return store.updateJob(jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` }).catch(() => env.analytics.storeError());
+  return store.updateJob(jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` }).catch((error: unknown) => env.analytics.storeError(error, `recording that job ${jobId} failed`));
 }
 
 interface Task {
@@ -101,7 +101,7 @@ export class JobRunner implements JobQueue {
 
   private enqueue(job: JobRecord): void {
     job.results.forEach((r, index) => r === null && this.queue.push({ jobId: job.id, index }));
-    if (job.results.every((r) => r !== null)) void finishJob(this.store, job.id).catch(() => this.env.analytics.storeError());
+    if (job.results.every((r) => r !== null)) void finishJob(this.store, job.id).catch((error: unknown) => this.env.analytics.storeError(error, `finishing job ${job.id}`));
     this.pump();
   }
 

@@ -133,15 +133,16 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
     try {
       await ctx.analytics.flushUsage(store);
       await store.putSnapshot(instanceId, ctx.analytics.snapshot() as unknown as Record<string, unknown>, Date.now());
-    } catch {
-      ctx.analytics.storeError();
+    } catch (error) {
+      ctx.analytics.storeError(error, 'flushing usage and analytics');
     }
   };
   const flushTimer = setInterval(() => void flush(), 5_000);
-  const sweepTimer = setInterval(() => void store.sweep(Date.now()).catch(() => ctx.analytics.storeError()), 3600_000);
+  const sweep = () => void store.sweep(Date.now()).catch((error: unknown) => ctx.analytics.storeError(error, 'sweeping expired records'));
+  const sweepTimer = setInterval(sweep, 3600_000);
   flushTimer.unref();
   sweepTimer.unref();
-  void store.sweep(Date.now()).catch(() => undefined);
+  sweep();
 
   let watcher: SourceWatcher | undefined;
   if (config.watch && compilation) {

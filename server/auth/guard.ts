@@ -33,7 +33,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw new ApiError('store_unavailable', 'the key and counter store is unreachable; try again shortly');
+    if (err instanceof StoreUnavailableError) throw Object.assign(new ApiError('store_unavailable', 'the key and counter store is unreachable; try again shortly'), { cause: err });
     throw err;
   }
 }
