@@ -10,6 +10,7 @@ import { BUNDLED_ROOT, FIXTURES_DIR } from '../compiler/project.js';
 import { Analytics } from './analytics.js';
 import { buildApp } from './app.js';
 import { descriptorWarning } from './connections.js';
+import { DataDirLock } from './data-dir-lock.js';
 import { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
@@ -23,12 +24,13 @@ import type { Store } from './store/store.js';
 import { logBuildProblems, watchForReload } from './reload.js';
 import type { SourceWatcher } from '../compiler/watch.js';
 
-// Starting and stopping the daemon: open the store, compile (or reuse) the encodings, load the
-// catalogue, resume unfinished jobs, listen; on SIGTERM/SIGINT stop accepting, finish requests
-// in flight and the job entries already running, flush counters, close the store. Requests still
-// in flight when the grace period ends (a slow upload, a stalled client) have their connections
-// cut, so stopping takes at most the grace period plus one job entry (each bounded by the
-// calculation time limit). Pending job entries stay pending in the store for the next start.
+// Starting and stopping the daemon: lock the data dir (with SQLite, one daemon per store), open the
+// store, compile (or reuse) the encodings, load the catalogue, resume unfinished jobs, listen; on
+// SIGTERM/SIGINT stop accepting, finish requests in flight and the job entries already running,
+// flush counters, close the store, unlock. Requests still in flight when the grace period ends (a
+// slow upload, a stalled client) have their connections cut, so stopping takes at most the grace
+// period plus one job entry (each bounded by the calculation time limit). Pending job entries stay
+// pending in the store for the next start.
 
 const FIXTURE_ROOT = path.join(FIXTURES_DIR, 'rulespec');
 
@@ -77,9 +79,25 @@ export function jobQueueFor(store: Store, config: ServerConfig, parts: { catalog
   return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency, env) : new JobRunner(store, config.jobConcurrency, env);
 }
 
-export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {
-  const log = options.log ?? (() => undefined);
+interface StartOptions {
+  logger?: boolean | object;
+  log?: (m: string) => void;
+}
+
+/** Start a daemon; with the SQLite store, the only one on its data dir (DataDirBusyError otherwise). */
+export async function startDaemon(config: ServerConfig, options: StartOptions = {}): Promise<Daemon> {
   mkdirSync(config.dataDir, { recursive: true });
+  const lock = config.store === 'sqlite' ? DataDirLock.acquire(config.dataDir) : undefined;
+  try {
+    return await start(config, options, lock);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+async function start(config: ServerConfig, options: StartOptions, lock: DataDirLock | undefined): Promise<Daemon> {
+  const log = options.log ?? (() => undefined);
   const store = await openStore(config);
 
   const mode: RuntimeMode = config.runtime;
@@ -125,6 +143,7 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  lock?.listening(url);
   const resumed = await jobs.resume();
   if (resumed) log(`resumed ${resumed} unfinished jobs`);
 
@@ -167,6 +186,7 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
       clearTimeout(grace);
       await flush();
       await store.close();
+      lock?.release();
       return { graceExpired };
     })());
   return { app, ctx, url, stop };

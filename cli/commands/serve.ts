@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, ignoredSettings, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
+import { DataDirBusyError } from '../../server/data-dir-lock.js';
 import { type Daemon, startDaemon } from '../../server/start.js';
 import { redactUrl } from '../../server/store/redis.js';
 import { SchemaVersionError } from '../../server/store/sqlite.js';
@@ -100,7 +101,7 @@ function checkFolders(config: ServerConfig): void {
 
 /** What stopped the daemon from starting, as one line when it is the machine's or the store's doing. */
 function startFailure(err: unknown, config: ServerConfig): unknown {
-  if (err instanceof StoreUnavailableError || err instanceof SchemaVersionError) return new UsageError(err.message);
+  if (err instanceof StoreUnavailableError || err instanceof SchemaVersionError || err instanceof DataDirBusyError) return new UsageError(err.message);
   if (!isOsError(err)) return err;
   const where = `cannot listen on ${config.host}:${config.port}`;
   if (err.code === 'EADDRINUSE') return new UsageError(`${where}: the port is in use (EADDRINUSE); stop what uses it or choose another --port (0 picks a free one)`);
