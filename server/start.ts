@@ -113,10 +113,10 @@ async function start(config: ServerConfig, options: StartOptions, lock: DataDirL
   const treeRoots = config.roots.length ? config.roots : catalog.roots;
   const tree = treeRoots.length ? new SourceTree(treeRoots) : null;
 
-  const keys = new KeyRegistry(config.apiKeys, store);
-  await keys.refresh();
   const instanceId = config.instanceId;
   const analytics = new Analytics(instanceId);
+  const keys = new KeyRegistry(config.apiKeys, store, { watchFailed: (error) => analytics.storeError(error, 'subscribing to key change announcements') });
+  await keys.refresh();
   const jobs = jobQueueFor(store, config, { catalog: () => catalog, instanceId, analytics });
   const ctx: ServerContext = {
     config,

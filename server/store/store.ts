@@ -137,8 +137,9 @@ export interface Store {
   /**
    * Only for a store shared by several instances: call `listener` when another instance may have
    * issued or revoked a key, so key caches are dropped at once instead of at their next refresh.
+   * `failed` hears each attempt to subscribe that failed (the store tries again).
    */
-  watchKeys?(listener: () => void): void;
+  watchKeys?(listener: () => void, failed: (error: unknown) => void): void;
 }
 
 /** Retention periods (Rules API, Limits). */
