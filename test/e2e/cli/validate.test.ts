@@ -14,6 +14,7 @@ import { CLI, HAVE_CORPUS, PROJECT } from '../../support/paths.js';
 const SHARED = path.join(PROJECT, '..', 'shared', 'validation', 'policyengine-snap-2026-01.json');
 const KEY = 'validate-test-key-with-three-scopes-000001';
 const READ_ONLY = 'validate-test-key-reading-rules-only-00001';
+const MIGRATE_ONLY = 'validate-test-key-migration-only-0000000001';
 const work = mkdtempSync(path.join(tmpdir(), 'rules-validate-'));
 
 interface Reference {
@@ -108,6 +109,7 @@ describe('against a daemon', () => {
       keys: [
         { id: 'validator', key: KEY, scopes: ['compat:external', 'admin:analytics', 'rules:read'] },
         { id: 'reader', key: READ_ONLY, scopes: ['rules:read'] },
+        { id: 'migrator', key: MIGRATE_ONLY, scopes: ['compat:external'] },
       ],
     });
     browser = await launchBrowser();
@@ -124,6 +126,14 @@ describe('against a daemon', () => {
     const out = JSON.parse(remote.stdout);
     expect(out.cases.map((c: { values: unknown }) => c.values)).toEqual(local.cases.map((c: { values: unknown }) => c.values));
     expect(out.run.base_url).toBe(daemon.url);
+  });
+
+  test('--url with a key that may not read rule graphs: the differences come without their rule, and a warning says why', async () => {
+    const file = reference('changed-remote', (h) => h.id === 'pe-c0001', (h) => (h.policyengine.snap_standard_deduction = 123));
+    const run = await validate(['--reference', file, '--url', daemon.url, '--key', MIGRATE_ONLY, '--json']);
+    expect(run.exitCode).toBe(1);
+    expect(JSON.parse(run.stdout).cases[0].explanation).toMatchObject({ variable: 'snap_standard_deduction', rule: null });
+    expect(run.stderr).toMatch(/^rules validate: warning: .* did not give the rule graph of us-co\/co-snap \(403: insufficient_scope: [^)]*rules:read[^)]*\): differences in its outputs are reported without the rule behind them$/m);
   });
 
   test('--url with a key that may not use the migration endpoint: exit 2 naming the scope', async () => {
