@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Environment } from './envelope.js';
+import { RATE_LIMIT_BOUNDS } from './admin-schemas.js';
 import { parseTrustProxy, type TrustProxy } from './proxy-trust.js';
 import type { RateLimit } from './store/store.js';
 
@@ -144,6 +145,8 @@ function oneOf<T extends string>(name: string, raw: string | undefined, allowed:
 
 const flagOn = (raw: string | undefined) => raw === '1' || raw === 'true' || raw === 'yes';
 
+const inBounds = (value: unknown, bounds: { minimum: number; maximum: number }): boolean => Number.isInteger(value) && (value as number) >= bounds.minimum && (value as number) <= bounds.maximum;
+
 /** Operator keys are at least this long: guessable keys are refused at start-up. */
 export const MIN_OPERATOR_KEY_LENGTH = 32;
 
@@ -178,8 +181,9 @@ export function parseApiKeys(raw: string | undefined): EnvironmentKey[] {
     if (typeof key.key === 'string') checkOperatorKey(key.key, where);
     if (!Array.isArray(key.scopes) || key.scopes.length === 0 || !key.scopes.every((s) => typeof s === 'string')) throw new ConfigError(`${where}.scopes must be a non-empty array of strings`);
     const rl = key.rate_limit as Record<string, unknown> | undefined;
-    if (rl !== undefined && !(Number.isInteger(rl.requests) && (rl.requests as number) >= 1 && Number.isInteger(rl.window_seconds) && (rl.window_seconds as number) >= 1)) {
-      throw new ConfigError(`${where}.rate_limit must be {requests ≥ 1, window_seconds ≥ 1}`);
+    const { requests, window_seconds } = RATE_LIMIT_BOUNDS;
+    if (rl !== undefined && !(typeof rl === 'object' && rl !== null && inBounds(rl.requests, requests) && inBounds(rl.window_seconds, window_seconds))) {
+      throw new ConfigError(`${where}.rate_limit must be {requests: ${requests.minimum}-${requests.maximum}, window_seconds: ${window_seconds.minimum}-${window_seconds.maximum}} (whole numbers)`);
     }
     if (key.expires_at !== undefined && (typeof key.expires_at !== 'string' || Number.isNaN(Date.parse(key.expires_at)))) throw new ConfigError(`${where}.expires_at must be a date-time`);
     return {

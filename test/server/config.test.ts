@@ -26,6 +26,8 @@ describe('loadConfig: connection limits', () => {
     [{ RULES_HEADERS_TIMEOUT_MS: '5000', RULES_REQUEST_TIMEOUT_MS: '4000' }, /RULES_HEADERS_TIMEOUT_MS \(5000\) must not exceed RULES_REQUEST_TIMEOUT_MS \(4000\)/],
     [{ RULES_MAX_CONNECTIONS: '10', RULES_MAX_CONNECTIONS_PER_CLIENT: '20' }, /RULES_MAX_CONNECTIONS_PER_CLIENT \(20\) must not exceed RULES_MAX_CONNECTIONS \(10\)/],
     [{ RULES_TRUST_PROXY: 'my-balancer' }, /RULES_TRUST_PROXY must be a hop count or a comma-separated list .*"my-balancer"/],
+    [{ RULES_API_KEYS: JSON.stringify([{ id: 'ops', key: 'k'.repeat(40), scopes: ['*'], rate_limit: { requests: 1e300, window_seconds: 60 } }]) }, /RULES_API_KEYS\[0\]\.rate_limit must be \{requests: 1-1000000000, window_seconds: 1-86400\}/],
+    [{ RULES_API_KEYS: JSON.stringify([{ id: 'ops', key: 'k'.repeat(40), scopes: ['*'], rate_limit: { requests: 10, window_seconds: 86_401 } }]) }, /RULES_API_KEYS\[0\]\.rate_limit must be/],
   ])('%j is a configuration error', (env, message) => {
     expect(() => loadConfig({}, env)).toThrow(ConfigError);
     expect(() => loadConfig({}, env)).toThrow(message);
