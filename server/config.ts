@@ -84,7 +84,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnectionsPerClient: 128,
 };
 
-/** Timeouts are at most an hour: a longer one is no protection. */
+/** Timeouts are at most an hour: a longer one is no protection (and past 2^31 ms Node's timers fire at once). */
 const MAX_TIMEOUT_MS = 3_600_000;
 
 function connectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
@@ -219,9 +219,9 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     trustProxy: trustProxy(env.RULES_TRUST_PROXY),
     connections: connectionLimits(env),
     corsOrigins: (env.RULES_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
-    calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, DEFAULT_CALCULATE_TIMEOUT_MS),
+    calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, DEFAULT_CALCULATE_TIMEOUT_MS, MAX_TIMEOUT_MS),
     jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),
-    shutdownGraceMs: positiveInt('RULES_SHUTDOWN_GRACE_MS', env.RULES_SHUTDOWN_GRACE_MS, 10_000),
+    shutdownGraceMs: positiveInt('RULES_SHUTDOWN_GRACE_MS', env.RULES_SHUTDOWN_GRACE_MS, 10_000, MAX_TIMEOUT_MS),
     trialDailyCap: positiveInt('RULES_TRIAL_DAILY_CAP', env.RULES_TRIAL_DAILY_CAP, 1000),
     trialClientDailyCap: positiveInt('RULES_TRIAL_CLIENT_DAILY_CAP', env.RULES_TRIAL_CLIENT_DAILY_CAP, 5),
     logLevel: oneOf('--log-level / RULES_LOG_LEVEL', flags.logLevel ?? env.RULES_LOG_LEVEL, LOG_LEVELS, 'info'),

@@ -23,6 +23,8 @@ describe('loadConfig: connection limits', () => {
     [{ RULES_BODY_TIMEOUT_MS: '0' }, /RULES_BODY_TIMEOUT_MS must be a whole number between 1 and 3600000, got "0"/],
     [{ RULES_REQUEST_TIMEOUT_MS: '1e9' }, /RULES_REQUEST_TIMEOUT_MS/],
     [{ RULES_MAX_CONNECTIONS: 'lots' }, /RULES_MAX_CONNECTIONS must be/],
+    [{ RULES_CALCULATE_TIMEOUT_MS: '3000000000' }, /RULES_CALCULATE_TIMEOUT_MS must be a whole number between 1 and 3600000/],
+    [{ RULES_SHUTDOWN_GRACE_MS: '1e12' }, /RULES_SHUTDOWN_GRACE_MS must be a whole number between 1 and 3600000/],
     [{ RULES_HEADERS_TIMEOUT_MS: '5000', RULES_REQUEST_TIMEOUT_MS: '4000' }, /RULES_HEADERS_TIMEOUT_MS \(5000\) must not exceed RULES_REQUEST_TIMEOUT_MS \(4000\)/],
     [{ RULES_MAX_CONNECTIONS: '10', RULES_MAX_CONNECTIONS_PER_CLIENT: '20' }, /RULES_MAX_CONNECTIONS_PER_CLIENT \(20\) must not exceed RULES_MAX_CONNECTIONS \(10\)/],
     [{ RULES_TRUST_PROXY: 'my-balancer' }, /RULES_TRUST_PROXY must be a hop count or a comma-separated list .*"my-balancer"/],
