@@ -10,7 +10,7 @@ import type { RateLimit } from './store/store.js';
 //   --root RULES_ROOT (path-list) · --runtime RULES_RUNTIME · --store RULES_STORE · --watch RULES_WATCH
 //   --log-level RULES_LOG_LEVEL
 // Other settings: RULES_LOG_FORMAT, RULES_ENVIRONMENT, RULES_API_KEYS (raw keys of 32+ characters), RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
-// RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP,
+// RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_MAX_PENDING_JOBS_PER_KEY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP,
 // RULES_SHUTDOWN_GRACE_MS, RULES_REDIS_URL, RULES_REDIS_PREFIX (with --store redis), RULES_INSTANCE_ID,
 // and the connection limits (ConnectionLimits below).
 
@@ -47,6 +47,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   calculateTimeoutMs: number;
   jobConcurrency: number;
+  /** Unfinished jobs one key may have before submissions are refused (429). */
+  maxPendingJobsPerKey: number;
   /** How long SIGTERM waits for requests in flight before cutting their connections. */
   shutdownGraceMs: number;
   trialDailyCap: number;
@@ -126,6 +128,8 @@ export interface ServeFlags {
 
 const ENVIRONMENTS: Environment[] = ['local', 'dev', 'staging', 'production'];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Unfinished jobs one key may have unless RULES_MAX_PENDING_JOBS_PER_KEY says otherwise. */
+export const DEFAULT_MAX_PENDING_JOBS_PER_KEY = 10;
 /** The time limit of one calculation unless RULES_CALCULATE_TIMEOUT_MS says otherwise. */
 export const DEFAULT_CALCULATE_TIMEOUT_MS = 10_000;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -221,6 +225,7 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     corsOrigins: (env.RULES_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
     calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, DEFAULT_CALCULATE_TIMEOUT_MS, MAX_TIMEOUT_MS),
     jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),
+    maxPendingJobsPerKey: positiveInt('RULES_MAX_PENDING_JOBS_PER_KEY', env.RULES_MAX_PENDING_JOBS_PER_KEY, DEFAULT_MAX_PENDING_JOBS_PER_KEY, 10_000),
     shutdownGraceMs: positiveInt('RULES_SHUTDOWN_GRACE_MS', env.RULES_SHUTDOWN_GRACE_MS, 10_000, MAX_TIMEOUT_MS),
     trialDailyCap: positiveInt('RULES_TRIAL_DAILY_CAP', env.RULES_TRIAL_DAILY_CAP, 1000),
     trialClientDailyCap: positiveInt('RULES_TRIAL_CLIENT_DAILY_CAP', env.RULES_TRIAL_CLIENT_DAILY_CAP, 5),

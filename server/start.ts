@@ -75,7 +75,7 @@ export async function openStore(config: ServerConfig): Promise<Store> {
 
 /** Jobs queue in Redis beside a Redis store (every instance runs them), else in this process. */
 export function jobQueueFor(store: Store, config: ServerConfig, parts: { catalog: () => Catalog; instanceId: string; analytics: Analytics }): JobQueue {
-  const env: RedisJobEnvironment = { ...parts, calculateTimeoutMs: config.calculateTimeoutMs };
+  const env: RedisJobEnvironment = { ...parts, calculateTimeoutMs: config.calculateTimeoutMs, maxPendingJobs: config.maxPendingJobsPerKey };
   return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency, env) : new JobRunner(store, config.jobConcurrency, env);
 }
 

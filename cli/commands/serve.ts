@@ -38,7 +38,8 @@ Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS
 {id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}; raw keys of 32+ characters),
 RULES_TRUST_PROXY (a hop count, or proxy addresses and CIDR ranges: whose x-forwarded-for hops are
 believed), RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
-RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULES_SHUTDOWN_GRACE_MS
+RULES_JOB_CONCURRENCY, RULES_MAX_PENDING_JOBS_PER_KEY (default 10 unfinished jobs per key),
+RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULES_SHUTDOWN_GRACE_MS
 (default 10000: how long SIGTERM waits for requests in flight), RULES_INSTANCE_ID (default host-pid).
 Connections: RULES_HEADERS_TIMEOUT_MS (10000), RULES_BODY_TIMEOUT_MS (10000, longest pause in a
 body), RULES_REQUEST_TIMEOUT_MS (30000), RULES_KEEP_ALIVE_TIMEOUT_MS (72000), RULES_MAX_CONNECTIONS
