@@ -7,7 +7,7 @@
 export class PathArgumentError extends Error {
   constructor(
     readonly argument: string,
-    reason: string,
+    readonly reason: string,
   ) {
     super(`${argument}: ${reason}; the request was not sent`);
     this.name = 'PathArgumentError';

@@ -1,15 +1,30 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { PROGRAM_ID_PATTERN } from '../compiler/4-package/program-id.js';
+import { encodeParameter, PathArgumentError } from './api-path.js';
 import type { ApiClient, ApiFailure } from './http.js';
 
 // Three prompts for common caseworker questions. Each is a task for the agent, naming the tools
 // that fetch the facts, so every claim can be traced to the API; find_missing_household_inputs
 // also asks the API itself which facts a given household's answer depends on.
 
-const ruleId = z.string().min(1).describe('Rule id (e.g. `us:statutes/7/2017/a#snap_allotment`) or citation path');
-const programId = z.string().min(1).describe('Program id from list_runtime_packages, e.g. `snap` or `co-snap`');
-const jurisdiction = z.string().min(1).describe('Jurisdiction from list_runtime_packages, e.g. `us-co`');
+// Arguments that name what the prompt's tool calls address are held to the tools' rules (the
+// path checks of api-path.ts, the program id slug), so a prompt never carries `../admin` into the
+// calls it asks for: a bad one is refused as invalid params.
+const pathSafe =
+  (argument: string, options: { slashes?: boolean } = {}) =>
+  (value: string, ctx: z.RefinementCtx) => {
+    try {
+      encodeParameter(argument, value, options);
+    } catch (err) {
+      if (!(err instanceof PathArgumentError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `${argument}: ${err.reason}` });
+    }
+  };
+const ruleId = z.string().min(1).max(500).superRefine(pathSafe('rule_id', { slashes: true })).describe('Rule id (e.g. `us:statutes/7/2017/a#snap_allotment`) or citation path');
+const programId = z.string().regex(PROGRAM_ID_PATTERN, 'program_id must be a program id slug such as `snap` or `co-snap`').describe('Program id from list_runtime_packages, e.g. `snap` or `co-snap`');
+const jurisdiction = z.string().min(1).max(120).superRefine(pathSafe('jurisdiction')).describe('Jurisdiction from list_runtime_packages, e.g. `us-co`');
 // Prompt arguments are strings on the wire, so the household comes as JSON text; without one the
 // agent starts from the package's sample_request and asks for the facts it lacks.
 const household = z

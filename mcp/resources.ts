@@ -1,18 +1,18 @@
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { apiPath } from './api-path.js';
 import type { ApiClient, ApiRequest } from './http.js';
 
-// Four read-only resources: the documents an agent may want in context before it calls tools
-// (capabilities, programs, runtime packages, parity cases), plus a template for one package.
-// Each read is one API request; the API envelope is the resource text.
+// The four read-only resources of the specification: the documents an agent may want in context
+// before it calls tools (capabilities, programs, runtime packages, parity cases). One package's
+// detail is the get_runtime_package tool, not a resource template: the adapter exposes exactly
+// these four, and any other URI is invalid params (-32602, "not found"). Each read is one API
+// request; the API envelope is the resource text.
 
 export const RESOURCE_URIS = {
   capabilities: 'rules://capabilities',
   programs: 'rules://programs',
   runtimePackages: 'rules://runtime/packages',
   parityCases: 'rules://parity/cases',
-  runtimePackage: 'rules://runtime/packages/{jurisdiction}/{program_id}',
 } as const;
 
 const JSON_TYPE = 'application/json';
@@ -69,30 +69,4 @@ export function registerResources(server: McpServer, api: ApiClient): void {
     },
     (uri) => read(uri, { method: 'GET', path: '/v1/parity/cases' }),
   );
-
-  // No list callback: the packages are listed by the resource above, and listing here would cost a request per resources/list.
-  server.registerResource(
-    'runtime-package',
-    new ResourceTemplate(RESOURCE_URIS.runtimePackage, { list: undefined }),
-    {
-      title: 'Runtime package detail',
-      description:
-        'One executable package: its input schema (entities, inputs, defaults), outputs, aliases, default period and a sample request, e.g. rules://runtime/packages/us-co/co-snap (GET /v1/runtime/packages/{jurisdiction}/{program_id}; scope rules:read).',
-      mimeType: JSON_TYPE,
-    },
-    // template variables arrive as they appear in the URI (percent-encoded); apiPath refuses any
-    // that would leave the endpoint (a rejected read is a protocol error naming why)
-    (uri, variables) =>
-      read(uri, { method: 'GET', path: apiPath('/v1/runtime/packages/{jurisdiction}/{program_id}', { jurisdiction: uriValue(variables.jurisdiction), program_id: uriValue(variables.program_id) }) }),
-  );
-}
-
-/** A template variable as its text: decoded once, as the URI carried it encoded. */
-function uriValue(value: string | string[] | undefined): string {
-  const text = String(value ?? '');
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

@@ -6,7 +6,7 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerTools } from './tools.js';
 
-// The stdio MCP server: 14 tools, 4 resources (and a package template), 3 prompts over one API client. It holds no rules
+// The stdio MCP server: 14 tools, 4 resources, 3 prompts over one API client. It holds no rules
 // or data of its own; everything comes from the API at call time.
 
 const INSTRUCTIONS = `Tools for the Rules API: search and read rule encodings of statutes, regulations and policy with their legal sources, and calculate household outcomes (e.g. SNAP) with a per-variable trace.

@@ -15,11 +15,16 @@ export const KEY_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{2,63}$';
 export const KILL_SWITCHES = ['trial_traffic', 'trial_mint'] as const;
 export const VALIDATION_STATUSES = ['parity_match', 'parity_diff', 'drift_diff', 'uncovered', 'covered'] as const;
 
+/** What a per-key rate limit may be: a billion requests, in a window of at most a day. */
+export const RATE_LIMIT_BOUNDS = { requests: { minimum: 1, maximum: 1_000_000_000 }, window_seconds: { minimum: 1, maximum: 86_400 } } as const;
+/** A validation case's latency is at most a day. */
+export const MAX_CASE_LATENCY_MS = 86_400_000;
+
 export const RateLimitSchema = {
   $id: 'RateLimit',
   type: 'object',
   required: ['requests', 'window_seconds'],
-  properties: { requests: { type: 'integer', minimum: 1 }, window_seconds: { type: 'integer', minimum: 1 } },
+  properties: { requests: { type: 'integer', ...RATE_LIMIT_BOUNDS.requests }, window_seconds: { type: 'integer', ...RATE_LIMIT_BOUNDS.window_seconds } },
 } as const;
 
 export const TrialKeyRequestSchema = {
@@ -219,7 +224,7 @@ export const ValidationCaseSchema = {
   $id: 'ValidationCase',
   type: 'object',
   description: 'One case of the run (further properties are kept as sent); `latency_ms` is its wall time.',
-  properties: { latency_ms: { type: 'number', minimum: 0 } },
+  properties: { latency_ms: { type: 'number', minimum: 0, maximum: MAX_CASE_LATENCY_MS } },
 } as const;
 
 export const ValidationRunRequestSchema = {

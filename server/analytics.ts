@@ -50,6 +50,7 @@ export class Analytics {
   private readonly byStatus = new Map<number, number>();
   private readonly auth: Record<AuthEvent, number> = { unauthorized: 0, insufficient_scope: 0, rate_limited: 0, auth_throttled: 0, auth_misconfigured: 0 };
   private storeErrors = 0;
+  private storeErrorListener: ((error: unknown, during: string) => void) | undefined;
   private readonly routes = new Map<string, RouteStats>();
   private readonly keys = new Map<string, KeyStats>();
   /** Requests per key since the last usage flush (written to the store in batches). */
@@ -90,8 +91,15 @@ export class Analytics {
     }
   }
 
-  storeError(): void {
+  /** Count a store operation that failed (`during` says which), and pass it on to the listener (the daemon's log). */
+  storeError(error: unknown, during: string): void {
     this.storeErrors++;
+    this.storeErrorListener?.(error, during);
+  }
+
+  /** Who hears of each store error (one listener: the app logs them, rate-limited). */
+  onStoreError(listener: (error: unknown, during: string) => void): void {
+    this.storeErrorListener = listener;
   }
 
   /** Add the requests counted since the last flush to the store's monthly usage, key by key:

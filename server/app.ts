@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { authorize } from './auth/guard.js';
 import { BODY_LIMIT, MAX_JSON_DEPTH, nestsDeeperThan } from './body-limits.js';
+import { ConnectionGuard, serverOptions } from './connections.js';
+import { heldBack, LogThrottle } from './log-throttle.js';
 import type { ServerContext } from './context.js';
-import { API_VERSION, failure, ok } from './envelope.js';
+import { failure, ok } from './envelope.js';
 import { ApiError, GENERIC_INTERNAL_MESSAGE } from './errors.js';
 import { ALL_ROUTES } from './routes/index.js';
 import type { RouteDef } from './routes/route.js';
+import { proxyTrust } from './proxy-trust.js';
 import { ajv, describeValidation } from './schemas.js';
 import { StoreUnavailableError } from './store/store.js';
 
@@ -44,11 +47,14 @@ class OneLinePerRequest extends LogController {
 
 export function buildApp(ctx: ServerContext, options: { logger?: boolean | object } = {}): FastifyInstance {
   const env = ctx.config.environment;
+  const trust = ctx.config.trustProxy;
+  const connections = new ConnectionGuard(ctx.config.connections, proxyTrust(trust), env);
   const app = Fastify({
     logger: options.logger ?? false,
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
-    trustProxy: ctx.config.trustProxy,
+    ...serverOptions(ctx.config.connections),
+    trustProxy: trust === false ? false : proxyTrust(trust),
     genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true },
     // errors Fastify raises before routing (a malformed URL) get the envelope too
@@ -57,15 +63,11 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
       reply.header('cache-control', 'no-store');
       (reply as FastifyReply).status(400).send(failure(request, ctx.config.environment, 'invalid_request', `the request URL is malformed: ${error.message}`));
     },
-    // a request Node's HTTP parser rejects never reaches Fastify: answer it in the envelope's shape
-    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
-      if (!socket.writable) return;
-      const id = randomUUID();
-      const body = JSON.stringify({ status: 'error', error: { code: 'invalid_request', message: `the HTTP request is malformed (${err.code ?? 'parse error'})` }, meta: { request_id: id, api_version: API_VERSION, environment: ctx.config.environment } });
-      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\nx-request-id: ${id}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-    },
+    // a request Node's HTTP parser rejects or times out never reaches Fastify: answered in the envelope's shape
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => connections.clientError(err, socket),
   });
-
+  connections.attach(app);
+  logStoreErrors(ctx, app);
 
   // JSON bodies: an empty body is "no body" (routes that need one say so through their schema);
   // the nesting limit is checked on the raw text, before anything walks the parsed value
@@ -112,7 +114,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
-    if (apiError.code === 'store_unavailable') ctx.analytics.storeError();
+    if (apiError.code === 'store_unavailable') ctx.analytics.storeError(error instanceof ApiError ? (error.cause ?? error) : error, `answering ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
     for (const [k, v] of Object.entries(apiError.headers ?? {})) reply.header(k, v);
     if (request.routeOptions.config.route?.errorShape === 'migration') {
       return reply.status(apiError.status).send({ status: 'error', message: apiError.message, result: null, sidecar: { request_id: String(request.id), code: apiError.code } });
@@ -150,6 +152,16 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
     });
   }
   return app;
+}
+
+/** Each store error is logged with its cause, once a minute per operation and cause (with how many were held back). */
+function logStoreErrors(ctx: ServerContext, app: FastifyInstance): void {
+  const throttle = new LogThrottle();
+  ctx.analytics.onStoreError((error, during) => {
+    const cause = error instanceof Error ? error.message : String(error);
+    const held = throttle.admit(`${during}: ${cause}`);
+    if (held !== null) app.log.error({ err: error, during }, `store error while ${during}: ${cause}${heldBack(held)}`);
+  });
 }
 
 function toApiError(error: FastifyError | ApiError): ApiError {

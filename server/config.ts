@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Environment } from './envelope.js';
+import { RATE_LIMIT_BOUNDS } from './admin-schemas.js';
+import { parseTrustProxy, type TrustProxy } from './proxy-trust.js';
 import type { RateLimit } from './store/store.js';
 
 // Daemon configuration: flags win over their environment twins, which win over defaults.
@@ -8,8 +10,9 @@ import type { RateLimit } from './store/store.js';
 //   --root RULES_ROOT (path-list) · --runtime RULES_RUNTIME · --store RULES_STORE · --watch RULES_WATCH
 //   --log-level RULES_LOG_LEVEL
 // Other settings: RULES_LOG_FORMAT, RULES_ENVIRONMENT, RULES_API_KEYS (raw keys of 32+ characters), RULES_TRUST_PROXY, RULES_CORS_ORIGINS,
-// RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP,
-// RULES_SHUTDOWN_GRACE_MS, RULES_REDIS_URL, RULES_REDIS_PREFIX (with --store redis), RULES_INSTANCE_ID.
+// RULES_CALCULATE_TIMEOUT_MS, RULES_JOB_CONCURRENCY, RULES_MAX_PENDING_JOBS_PER_KEY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP,
+// RULES_SHUTDOWN_GRACE_MS, RULES_REDIS_URL, RULES_REDIS_PREFIX (with --store redis), RULES_INSTANCE_ID,
+// and the connection limits (ConnectionLimits below).
 
 export class ConfigError extends Error {}
 
@@ -38,10 +41,14 @@ export interface ServerConfig {
   watch: boolean;
   environment: Environment;
   apiKeys: EnvironmentKey[];
-  trustProxy: boolean;
+  /** The proxies in front whose `x-forwarded-for` entries are believed (server/proxy-trust.ts). */
+  trustProxy: TrustProxy;
+  connections: ConnectionLimits;
   corsOrigins: string[];
   calculateTimeoutMs: number;
   jobConcurrency: number;
+  /** Unfinished jobs one key may have before submissions are refused (429). */
+  maxPendingJobsPerKey: number;
   /** How long SIGTERM waits for requests in flight before cutting their connections. */
   shutdownGraceMs: number;
   trialDailyCap: number;
@@ -50,6 +57,61 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** `readable` (one short line per record), `json`, or `auto`: readable on a terminal, else JSON. */
   logFormat: 'readable' | 'json' | 'auto';
+}
+
+/** How long a client may take and how many connections it may hold (server/connections.ts). */
+export interface ConnectionLimits {
+  /** The request line and headers arrive within this (RULES_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number;
+  /** The longest pause while a request body is arriving (RULES_BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
+  /** The whole request, headers and body, arrives within this (RULES_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** An idle connection between two requests is closed after this (RULES_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** Open connections in all (RULES_MAX_CONNECTIONS). */
+  maxConnections: number;
+  /** Open connections from one client address, proxies apart (RULES_MAX_CONNECTIONS_PER_CLIENT). */
+  maxConnectionsPerClient: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // longer than the idle timeout of common load balancers (60 s), as Fastify's default, so a
+  // balancer never reuses a connection the daemon is closing
+  keepAliveTimeoutMs: 72_000,
+  maxConnections: 8_192,
+  maxConnectionsPerClient: 128,
+};
+
+/** Timeouts are at most an hour: a longer one is no protection (and past 2^31 ms Node's timers fire at once). */
+const MAX_TIMEOUT_MS = 3_600_000;
+
+function connectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
+  const d = DEFAULT_CONNECTION_LIMITS;
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: positiveInt('RULES_HEADERS_TIMEOUT_MS', env.RULES_HEADERS_TIMEOUT_MS, d.headersTimeoutMs, MAX_TIMEOUT_MS),
+    bodyTimeoutMs: positiveInt('RULES_BODY_TIMEOUT_MS', env.RULES_BODY_TIMEOUT_MS, d.bodyTimeoutMs, MAX_TIMEOUT_MS),
+    requestTimeoutMs: positiveInt('RULES_REQUEST_TIMEOUT_MS', env.RULES_REQUEST_TIMEOUT_MS, d.requestTimeoutMs, MAX_TIMEOUT_MS),
+    keepAliveTimeoutMs: positiveInt('RULES_KEEP_ALIVE_TIMEOUT_MS', env.RULES_KEEP_ALIVE_TIMEOUT_MS, d.keepAliveTimeoutMs, MAX_TIMEOUT_MS),
+    maxConnections: positiveInt('RULES_MAX_CONNECTIONS', env.RULES_MAX_CONNECTIONS, d.maxConnections, 1_000_000),
+    maxConnectionsPerClient: positiveInt('RULES_MAX_CONNECTIONS_PER_CLIENT', env.RULES_MAX_CONNECTIONS_PER_CLIENT, d.maxConnectionsPerClient, 1_000_000),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(`RULES_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed RULES_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}): the headers are part of the request`);
+  }
+  if (limits.maxConnectionsPerClient > limits.maxConnections) {
+    throw new ConfigError(`RULES_MAX_CONNECTIONS_PER_CLIENT (${limits.maxConnectionsPerClient}) must not exceed RULES_MAX_CONNECTIONS (${limits.maxConnections})`);
+  }
+  return limits;
+}
+
+function trustProxy(raw: string | undefined): TrustProxy {
+  const trust = parseTrustProxy(raw);
+  if (typeof trust === 'object' && !Array.isArray(trust)) throw new ConfigError(trust.error);
+  return trust;
 }
 
 export interface ServeFlags {
@@ -66,6 +128,8 @@ export interface ServeFlags {
 
 const ENVIRONMENTS: Environment[] = ['local', 'dev', 'staging', 'production'];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Unfinished jobs one key may have unless RULES_MAX_PENDING_JOBS_PER_KEY says otherwise. */
+export const DEFAULT_MAX_PENDING_JOBS_PER_KEY = 10;
 /** The time limit of one calculation unless RULES_CALCULATE_TIMEOUT_MS says otherwise. */
 export const DEFAULT_CALCULATE_TIMEOUT_MS = 10_000;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -84,6 +148,8 @@ function oneOf<T extends string>(name: string, raw: string | undefined, allowed:
 }
 
 const flagOn = (raw: string | undefined) => raw === '1' || raw === 'true' || raw === 'yes';
+
+const inBounds = (value: unknown, bounds: { minimum: number; maximum: number }): boolean => Number.isInteger(value) && (value as number) >= bounds.minimum && (value as number) <= bounds.maximum;
 
 /** Operator keys are at least this long: guessable keys are refused at start-up. */
 export const MIN_OPERATOR_KEY_LENGTH = 32;
@@ -119,8 +185,9 @@ export function parseApiKeys(raw: string | undefined): EnvironmentKey[] {
     if (typeof key.key === 'string') checkOperatorKey(key.key, where);
     if (!Array.isArray(key.scopes) || key.scopes.length === 0 || !key.scopes.every((s) => typeof s === 'string')) throw new ConfigError(`${where}.scopes must be a non-empty array of strings`);
     const rl = key.rate_limit as Record<string, unknown> | undefined;
-    if (rl !== undefined && !(Number.isInteger(rl.requests) && (rl.requests as number) >= 1 && Number.isInteger(rl.window_seconds) && (rl.window_seconds as number) >= 1)) {
-      throw new ConfigError(`${where}.rate_limit must be {requests ≥ 1, window_seconds ≥ 1}`);
+    const { requests, window_seconds } = RATE_LIMIT_BOUNDS;
+    if (rl !== undefined && !(typeof rl === 'object' && rl !== null && inBounds(rl.requests, requests) && inBounds(rl.window_seconds, window_seconds))) {
+      throw new ConfigError(`${where}.rate_limit must be {requests: ${requests.minimum}-${requests.maximum}, window_seconds: ${window_seconds.minimum}-${window_seconds.maximum}} (whole numbers)`);
     }
     if (key.expires_at !== undefined && (typeof key.expires_at !== 'string' || Number.isNaN(Date.parse(key.expires_at)))) throw new ConfigError(`${where}.expires_at must be a date-time`);
     return {
@@ -153,11 +220,13 @@ export function loadConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.e
     watch: flags.watch ?? flagOn(env.RULES_WATCH),
     environment: oneOf('RULES_ENVIRONMENT', env.RULES_ENVIRONMENT, ENVIRONMENTS, 'local'),
     apiKeys: parseApiKeys(env.RULES_API_KEYS),
-    trustProxy: flagOn(env.RULES_TRUST_PROXY),
+    trustProxy: trustProxy(env.RULES_TRUST_PROXY),
+    connections: connectionLimits(env),
     corsOrigins: (env.RULES_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
-    calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, DEFAULT_CALCULATE_TIMEOUT_MS),
+    calculateTimeoutMs: positiveInt('RULES_CALCULATE_TIMEOUT_MS', env.RULES_CALCULATE_TIMEOUT_MS, DEFAULT_CALCULATE_TIMEOUT_MS, MAX_TIMEOUT_MS),
     jobConcurrency: positiveInt('RULES_JOB_CONCURRENCY', env.RULES_JOB_CONCURRENCY, 2, 64),
-    shutdownGraceMs: positiveInt('RULES_SHUTDOWN_GRACE_MS', env.RULES_SHUTDOWN_GRACE_MS, 10_000),
+    maxPendingJobsPerKey: positiveInt('RULES_MAX_PENDING_JOBS_PER_KEY', env.RULES_MAX_PENDING_JOBS_PER_KEY, DEFAULT_MAX_PENDING_JOBS_PER_KEY, 10_000),
+    shutdownGraceMs: positiveInt('RULES_SHUTDOWN_GRACE_MS', env.RULES_SHUTDOWN_GRACE_MS, 10_000, MAX_TIMEOUT_MS),
     trialDailyCap: positiveInt('RULES_TRIAL_DAILY_CAP', env.RULES_TRIAL_DAILY_CAP, 1000),
     trialClientDailyCap: positiveInt('RULES_TRIAL_CLIENT_DAILY_CAP', env.RULES_TRIAL_CLIENT_DAILY_CAP, 5),
     logLevel: oneOf('--log-level / RULES_LOG_LEVEL', flags.logLevel ?? env.RULES_LOG_LEVEL, LOG_LEVELS, 'info'),

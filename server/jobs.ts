@@ -3,12 +3,17 @@ import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import { runEntry } from './calculation.js';
 import type { Analytics } from './analytics.js';
 import type { Catalog } from './catalog/catalog.js';
+import { ApiError } from './errors.js';
 import type { JobRecord, Store } from './store/store.js';
 
 // Detached calculation jobs. Entries run with bounded concurrency; every finished entry is
 // written to the store at once, so `completed` grows as entries finish and a restart loses
 // nothing acknowledged: unfinished jobs are resumed (entries without a result run again).
 // Shutdown lets the entries already running finish, then stops; the rest resume next start.
+// Keys take turns: the next entry to start is always the next key's (round-robin by key, each
+// key's jobs in the order submitted), so a key with many heavy jobs cannot starve another's small
+// one, which waits for at most one entry of each other key per worker; and a key may have at most
+// `maxPendingJobs` jobs unfinished (429 rate_limited beyond).
 // JobRunner queues entries in this process (SQLite and memory stores); with the shared Redis
 // store, jobs-redis.ts queues them in Redis for every instance (jobQueueFor picks one).
 
@@ -20,6 +25,56 @@ export interface JobEnvironment {
   calculateTimeoutMs: number;
   /** Where a store write that failed in the background is counted (`store_errors`). */
   analytics: Analytics;
+  /** Unfinished jobs one key may have (RULES_MAX_PENDING_JOBS_PER_KEY). */
+  maxPendingJobs: number;
+}
+
+/** How long a key over its share of pending jobs is asked to wait before submitting again. */
+const PENDING_RETRY_SECONDS = 10;
+
+/** 429 for a key that already has its share of unfinished jobs. */
+export function tooManyPendingJobs(max: number): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `this key already has ${max} unfinished jobs (the most one key may have waiting, RULES_MAX_PENDING_JOBS_PER_KEY); submit more once some have finished (poll their status_url)`,
+    { retry_after_seconds: PENDING_RETRY_SECONDS },
+    { 'retry-after': String(PENDING_RETRY_SECONDS) },
+  );
+}
+
+/** The queue a job's entries wait in: its key's (jobs without a key share one). */
+export const queueOf = (job: Pick<JobRecord, 'api_key_id'>): string => job.api_key_id ?? '';
+
+/**
+ * Round-robin by key: items wait in one queue per key, and each `take` gives the first item of the
+ * next key in turn (a key that joins waits behind the keys already waiting, one item each).
+ */
+export class FairQueue<T> {
+  /** Keys in turn order (a Map keeps insertion order), each with its waiting items. */
+  private readonly byKey = new Map<string, T[]>();
+
+  push(key: string, item: T): void {
+    const items = this.byKey.get(key);
+    if (items) items.push(item);
+    else this.byKey.set(key, [item]);
+  }
+
+  take(): T | undefined {
+    const next = this.byKey.entries().next();
+    if (next.done) return undefined;
+    const [key, items] = next.value;
+    const item = items.shift();
+    // the key goes to the back of the turn order, or leaves it with nothing more to run
+    this.byKey.delete(key);
+    if (items.length) this.byKey.set(key, items);
+    return item;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const items of this.byKey.values()) n += items.length;
+    return n;
+  }
 }
 
 /** Where submitted jobs wait and run. */
@@ -55,26 +110,35 @@ export async function runJobEntry(store: Store, env: JobEnvironment, job: JobRec
   await store.updateJob(job.id, {}, { index, result });
 }
 
-/** Mark the job succeeded once every entry has a result. */
-export async function finishJob(store: Store, jobId: string): Promise<void> {
+/** Mark the job succeeded once every entry has a result; whether it is finished. */
+export async function finishJob(store: Store, jobId: string): Promise<boolean> {
   const job = await store.job(jobId);
-  if (job && job.results.every((r) => r !== null) && job.status !== 'succeeded') {
+  if (!job || job.results.some((r) => r === null)) return false;
+  if (job.status !== 'succeeded') {
     await store.updateJob(jobId, { status: 'succeeded', finished_at: new Date().toISOString(), ...(job.started_at ? {} : { started_at: new Date().toISOString() }) });
   }
+  return true;
 }
 
-/** Record that a job cannot go on; a store that refuses that too is counted as a store error. */
-export function failJob(store: Store, env: Pick<JobEnvironment, 'analytics'>, jobId: string, err: unknown): Promise<void> {
-  return store.updateJob(jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` }).catch(() => env.analytics.storeError());
+/** Record that a job cannot go on; whether the store took it (a refusal is counted as a store error). */
+export function failJob(store: Store, env: Pick<JobEnvironment, 'analytics'>, jobId: string, err: unknown): Promise<boolean> {
+  return store.updateJob(jobId, { status: 'failed', finished_at: new Date().toISOString(), error: `the job could not be recorded: ${err instanceof Error ? err.message : String(err)}` }).then(
+    () => true,
+    (error: unknown) => (env.analytics.storeError(error, `recording that job ${jobId} failed`), false),
+  );
 }
 
 interface Task {
   jobId: string;
+  /** The queue it waits in (its job's key). */
+  key: string;
   index: number;
 }
 
 export class JobRunner implements JobQueue {
-  private readonly queue: Task[] = [];
+  private readonly queue = new FairQueue<Task>();
+  /** Unfinished jobs of each key, with their entries not yet done. */
+  private readonly pending = new Map<string, Map<string, number>>();
   private running = 0;
   private stopping = false;
   private idle: (() => void)[] = [];
@@ -87,6 +151,7 @@ export class JobRunner implements JobQueue {
 
   async submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord> {
     const job = newJob(requests, apiKeyId);
+    if ((this.pending.get(queueOf(job))?.size ?? 0) >= this.env.maxPendingJobs) throw tooManyPendingJobs(this.env.maxPendingJobs);
     await this.store.createJob(job);
     this.enqueue(job);
     return job;
@@ -100,22 +165,36 @@ export class JobRunner implements JobQueue {
   }
 
   private enqueue(job: JobRecord): void {
-    job.results.forEach((r, index) => r === null && this.queue.push({ jobId: job.id, index }));
-    if (job.results.every((r) => r !== null)) void finishJob(this.store, job.id).catch(() => this.env.analytics.storeError());
+    const todo = job.results.flatMap((r, index) => (r === null ? [index] : []));
+    if (!todo.length) {
+      void finishJob(this.store, job.id).catch((error: unknown) => this.env.analytics.storeError(error, `finishing job ${job.id}`));
+      return;
+    }
+    const key = queueOf(job);
+    const jobs = this.pending.get(key) ?? new Map<string, number>();
+    jobs.set(job.id, todo.length);
+    this.pending.set(key, jobs);
+    for (const index of todo) this.queue.push(key, { jobId: job.id, key, index });
     this.pump();
   }
 
   private pump(): void {
-    while (!this.stopping && this.running < this.concurrency && this.queue.length) {
-      const task = this.queue.shift()!;
+    while (!this.stopping && this.running < this.concurrency) {
+      const task = this.queue.take();
+      if (!task) break;
       this.running++;
       // yield to the event loop between entries so HTTP traffic keeps flowing
-      setImmediate(() => void this.run(task).finally(() => this.done()));
+      setImmediate(() => void this.run(task).finally(() => this.done(task)));
     }
     if (this.running === 0) this.idle.splice(0).forEach((resolve) => resolve());
   }
 
-  private done(): void {
+  private done(task: Task): void {
+    const jobs = this.pending.get(task.key);
+    const left = (jobs?.get(task.jobId) ?? 1) - 1;
+    if (left > 0) jobs!.set(task.jobId, left);
+    else jobs?.delete(task.jobId);
+    if (jobs && !jobs.size) this.pending.delete(task.key);
     this.running--;
     this.pump();
   }
@@ -123,7 +202,7 @@ export class JobRunner implements JobQueue {
   private async run(task: Task): Promise<void> {
     try {
       const job = await this.store.job(task.jobId);
-      if (!job || job.results[task.index] !== null) return;
+      if (!job || job.status === 'failed' || job.results[task.index] !== null) return;
       await runJobEntry(this.store, this.env, job, task.index);
       await finishJob(this.store, job.id);
     } catch (err) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
+import { DEFAULT_CONNECTION_LIMITS } from './config.js';
 import { PROGRAM_ID_PATTERN } from '../compiler/4-package/program-id.js';
 import { API_VERSION } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
@@ -10,6 +11,9 @@ import { packageDetail } from './catalog/views.js';
 
 // The served OpenAPI 3.1 document, generated from the route declarations and the same JSON
 // Schemas that validate requests, with examples taken from the compiled packages being served.
+
+const LIMITS = DEFAULT_CONNECTION_LIMITS;
+const seconds = (ms: number) => `${ms / 1000} s`;
 
 const DESCRIPTION = `A rule-native HTTP interface for searching, retrieving, explaining and executing rule encodings
 (machine-readable statutes, regulations and agency policy, with provenance back to the legal source).
@@ -37,8 +41,19 @@ the store; every authenticated response has \`x-ratelimit-limit\`, \`x-ratelimit
 \`x-ratelimit-reset\` (Unix seconds at the end of the window); a 429 \`rate_limited\` adds
 \`retry-after\` and \`data.retry_after_seconds\`. Twenty failed authentications (requests presenting a key that is
 unknown, expired or revoked; a request without a key is not an attempt) within 300 s from one
-client (the first \`x-forwarded-for\` hop when RULES_TRUST_PROXY=1, else the socket address) answer
-every request from it with 429 \`auth_throttled\`, valid keys included, until that window ends.
+client answer every request from it with 429 \`auth_throttled\`, valid keys included, until that window ends.
+The client is the socket address; behind proxies the operator trusts (RULES_TRUST_PROXY: a hop count
+or proxy addresses), it is the first \`x-forwarded-for\` hop from the right that is not a trusted
+proxy: the specification's "first hop" once every hop a client could forge is discarded, so that
+hops a client adds do not multiply its failed-authentication allowance or its trial keys.
+
+**Connections.** The request line and headers must arrive within ${seconds(LIMITS.headersTimeoutMs)}, the whole request within
+${seconds(LIMITS.requestTimeoutMs)}, and a body may not pause for more than ${seconds(LIMITS.bodyTimeoutMs)}; a request that misses one is answered 408 with
+\`invalid_request\` and its connection closed. An idle connection is closed after ${seconds(LIMITS.keepAliveTimeoutMs)}. A client
+address may hold ${LIMITS.maxConnectionsPerClient} open connections (trusted proxies are held to the total of ${LIMITS.maxConnections.toLocaleString('en-US')}); further
+connections are closed at once. These are the defaults; the operator sets them (RULES_HEADERS_TIMEOUT_MS,
+RULES_REQUEST_TIMEOUT_MS, RULES_BODY_TIMEOUT_MS, RULES_KEEP_ALIVE_TIMEOUT_MS, RULES_MAX_CONNECTIONS_PER_CLIENT,
+RULES_MAX_CONNECTIONS).
 
 **Compute units (trial keys).** Each accepted request costs compute units: calculate, batch, job
 submission and parity runs cost 10 per request (one request, whatever the batch size), job polling

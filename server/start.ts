@@ -9,6 +9,8 @@ import { Workspace } from '../compiler/workspace.js';
 import { BUNDLED_ROOT, FIXTURES_DIR } from '../compiler/project.js';
 import { Analytics } from './analytics.js';
 import { buildApp } from './app.js';
+import { descriptorWarning } from './connections.js';
+import { DataDirLock } from './data-dir-lock.js';
 import { KeyRegistry } from './auth/keys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
@@ -22,12 +24,13 @@ import type { Store } from './store/store.js';
 import { logBuildProblems, watchForReload } from './reload.js';
 import type { SourceWatcher } from '../compiler/watch.js';
 
-// Starting and stopping the daemon: open the store, compile (or reuse) the encodings, load the
-// catalogue, resume unfinished jobs, listen; on SIGTERM/SIGINT stop accepting, finish requests
-// in flight and the job entries already running, flush counters, close the store. Requests still
-// in flight when the grace period ends (a slow upload, a stalled client) have their connections
-// cut, so stopping takes at most the grace period plus one job entry (each bounded by the
-// calculation time limit). Pending job entries stay pending in the store for the next start.
+// Starting and stopping the daemon: lock the data dir (with SQLite, one daemon per store), open the
+// store, compile (or reuse) the encodings, load the catalogue, resume unfinished jobs, listen; on
+// SIGTERM/SIGINT stop accepting, finish requests in flight and the job entries already running,
+// flush counters, close the store, unlock. Requests still in flight when the grace period ends (a
+// slow upload, a stalled client) have their connections cut, so stopping takes at most the grace
+// period plus one job entry (each bounded by the calculation time limit). Pending job entries stay
+// pending in the store for the next start.
 
 const FIXTURE_ROOT = path.join(FIXTURES_DIR, 'rulespec');
 
@@ -72,13 +75,29 @@ export async function openStore(config: ServerConfig): Promise<Store> {
 
 /** Jobs queue in Redis beside a Redis store (every instance runs them), else in this process. */
 export function jobQueueFor(store: Store, config: ServerConfig, parts: { catalog: () => Catalog; instanceId: string; analytics: Analytics }): JobQueue {
-  const env: RedisJobEnvironment = { ...parts, calculateTimeoutMs: config.calculateTimeoutMs };
+  const env: RedisJobEnvironment = { ...parts, calculateTimeoutMs: config.calculateTimeoutMs, maxPendingJobs: config.maxPendingJobsPerKey };
   return store instanceof RedisStore ? new RedisJobQueue(store, config.jobConcurrency, env) : new JobRunner(store, config.jobConcurrency, env);
 }
 
-export async function startDaemon(config: ServerConfig, options: { logger?: boolean | object; log?: (m: string) => void } = {}): Promise<Daemon> {
-  const log = options.log ?? (() => undefined);
+interface StartOptions {
+  logger?: boolean | object;
+  log?: (m: string) => void;
+}
+
+/** Start a daemon; with the SQLite store, the only one on its data dir (DataDirBusyError otherwise). */
+export async function startDaemon(config: ServerConfig, options: StartOptions = {}): Promise<Daemon> {
   mkdirSync(config.dataDir, { recursive: true });
+  const lock = config.store === 'sqlite' ? DataDirLock.acquire(config.dataDir) : undefined;
+  try {
+    return await start(config, options, lock);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+async function start(config: ServerConfig, options: StartOptions, lock: DataDirLock | undefined): Promise<Daemon> {
+  const log = options.log ?? (() => undefined);
   const store = await openStore(config);
 
   const mode: RuntimeMode = config.runtime;
@@ -94,10 +113,10 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
   const treeRoots = config.roots.length ? config.roots : catalog.roots;
   const tree = treeRoots.length ? new SourceTree(treeRoots) : null;
 
-  const keys = new KeyRegistry(config.apiKeys, store);
-  await keys.refresh();
   const instanceId = config.instanceId;
   const analytics = new Analytics(instanceId);
+  const keys = new KeyRegistry(config.apiKeys, store, { watchFailed: (error) => analytics.storeError(error, 'subscribing to key change announcements') });
+  await keys.refresh();
   const jobs = jobQueueFor(store, config, { catalog: () => catalog, instanceId, analytics });
   const ctx: ServerContext = {
     config,
@@ -118,10 +137,13 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
       up ? app.log.warn(`${where} is reachable again`) : app.log.error(`${where} is unreachable (${reason}): requests that need it answer 503 store_unavailable until it returns; reconnecting`),
     );
   }
+  const descriptors = descriptorWarning(config.connections);
+  if (descriptors) log(`warning: ${descriptors}`);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  lock?.listening(url);
   const resumed = await jobs.resume();
   if (resumed) log(`resumed ${resumed} unfinished jobs`);
 
@@ -130,15 +152,16 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
     try {
       await ctx.analytics.flushUsage(store);
       await store.putSnapshot(instanceId, ctx.analytics.snapshot() as unknown as Record<string, unknown>, Date.now());
-    } catch {
-      ctx.analytics.storeError();
+    } catch (error) {
+      ctx.analytics.storeError(error, 'flushing usage and analytics');
     }
   };
   const flushTimer = setInterval(() => void flush(), 5_000);
-  const sweepTimer = setInterval(() => void store.sweep(Date.now()).catch(() => ctx.analytics.storeError()), 3600_000);
+  const sweep = () => void store.sweep(Date.now()).catch((error: unknown) => ctx.analytics.storeError(error, 'sweeping expired records'));
+  const sweepTimer = setInterval(sweep, 3600_000);
   flushTimer.unref();
   sweepTimer.unref();
-  void store.sweep(Date.now()).catch(() => undefined);
+  sweep();
 
   let watcher: SourceWatcher | undefined;
   if (config.watch && compilation) {
@@ -163,6 +186,7 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
       clearTimeout(grace);
       await flush();
       await store.close();
+      lock?.release();
       return { graceExpired };
     })());
   return { app, ctx, url, stop };

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, ignoredSettings, loadConfig, LOG_LEVELS, type ServeFlags, type ServerConfig } from '../../server/config.js';
+import { DataDirBusyError } from '../../server/data-dir-lock.js';
 import { type Daemon, startDaemon } from '../../server/start.js';
 import { redactUrl } from '../../server/store/redis.js';
 import { SchemaVersionError } from '../../server/store/sqlite.js';
@@ -35,9 +36,14 @@ Logs go to stdout at --log-level info: one line per request, readable on a termi
 otherwise (RULES_LOG_FORMAT=readable|json|auto).
 Other settings: RULES_ENVIRONMENT (local|dev|staging|production), RULES_API_KEYS (JSON array of
 {id, key | key_sha256, scopes, rate_limit?, owner?, expires_at?}; raw keys of 32+ characters),
-RULES_TRUST_PROXY=1, RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
-RULES_JOB_CONCURRENCY, RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULES_SHUTDOWN_GRACE_MS
+RULES_TRUST_PROXY (a hop count, or proxy addresses and CIDR ranges: whose x-forwarded-for hops are
+believed), RULES_CORS_ORIGINS (comma-separated allowlist), RULES_CALCULATE_TIMEOUT_MS,
+RULES_JOB_CONCURRENCY, RULES_MAX_PENDING_JOBS_PER_KEY (default 10 unfinished jobs per key),
+RULES_TRIAL_DAILY_CAP, RULES_TRIAL_CLIENT_DAILY_CAP, RULES_SHUTDOWN_GRACE_MS
 (default 10000: how long SIGTERM waits for requests in flight), RULES_INSTANCE_ID (default host-pid).
+Connections: RULES_HEADERS_TIMEOUT_MS (10000), RULES_BODY_TIMEOUT_MS (10000, longest pause in a
+body), RULES_REQUEST_TIMEOUT_MS (30000), RULES_KEEP_ALIVE_TIMEOUT_MS (72000), RULES_MAX_CONNECTIONS
+(8192), RULES_MAX_CONNECTIONS_PER_CLIENT (128).
 With --store redis, several daemons share keys, counters, jobs and analytics:
 RULES_REDIS_URL (default redis://127.0.0.1:6379; rediss:// for TLS, a password as
 redis://:PASSWORD@host:6379), RULES_REDIS_PREFIX (key prefix of this deployment, default rules:).`,
@@ -96,7 +102,7 @@ function checkFolders(config: ServerConfig): void {
 
 /** What stopped the daemon from starting, as one line when it is the machine's or the store's doing. */
 function startFailure(err: unknown, config: ServerConfig): unknown {
-  if (err instanceof StoreUnavailableError || err instanceof SchemaVersionError) return new UsageError(err.message);
+  if (err instanceof StoreUnavailableError || err instanceof SchemaVersionError || err instanceof DataDirBusyError) return new UsageError(err.message);
   if (!isOsError(err)) return err;
   const where = `cannot listen on ${config.host}:${config.port}`;
   if (err.code === 'EADDRINUSE') return new UsageError(`${where}: the port is in use (EADDRINUSE); stop what uses it or choose another --port (0 picks a free one)`);

@@ -106,7 +106,7 @@ unexplained, a value cannot be computed or a household fails, 2 usage error.`,
         return { validation, runtimes: [...new Set(outcomes.flatMap((o) => o.runtime_ids))].sort(), source: runner.source };
       };
       const { validation, runtimes, source } = options.url
-        ? await execute(remoteRunner(options.url, key!))
+        ? await execute(remoteRunner(options.url, key!, warn))
         : await withLocalCatalog('validate', options.compiled, (catalog) => execute(localRunner(catalog, options.compiled ? `compiled output ${options.compiled}` : 'the bundled encodings, compiled for this run')));
 
       const payload = runPayload(validation, refs, { kind, baseUrl: options.url ?? null, runtimes }, warn);

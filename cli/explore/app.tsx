@@ -7,7 +7,7 @@ import { ProgramsScreen } from './screens/programs.js';
 import { RuleScreen } from './screens/rule.js';
 import { SearchScreen } from './screens/search.js';
 import type { ExplorerSource } from './source.js';
-import { ActiveContext, type Explorer, ExplorerContext, type Screen, T, type Typing, useKeyInput, useTerminalSize } from './ui.js';
+import { ActiveContext, type Explorer, ExplorerContext, KeyBusProvider, type Screen, T, type Typing, useKeyboard, useTerminalSize } from './ui.js';
 
 // The explorer: a stack of screens under a breadcrumb, a footer with the keys that work, and
 // the keys every screen shares (/ search, ? help, Esc/Backspace back, q quit).
@@ -73,7 +73,7 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
   const setTyping = useCallback((t: Typing) => void (typing.current = t), []);
   const top = stack[stack.length - 1];
 
-  useKeyInput((input, key) => {
+  const keyboard = useKeyboard((input, key) => {
     const back = (key.escape && typing.current !== 'field') || ((key.backspace || key.delete) && typing.current === 'no');
     if (help) {
       if (input === 'q') exit();
@@ -97,43 +97,45 @@ export function App({ source, color }: { source: ExplorerSource; color: boolean 
   const explorer: Explorer = { source, color, push, setKeys, setTyping, memory, rows: Math.max(6, rows - 4), columns };
   return (
     <ExplorerContext.Provider value={explorer}>
-      <Box flexDirection="column" width={columns}>
-        <T wrap="truncate-end">
-          <T tone="accent" bold>
-            rules explore
-          </T>{' '}
-          <T tone="muted">{source.origin}</T>
-        </T>
-        <T wrap="truncate-end" bold>
-          {stack.map(label).join(' › ')}
-        </T>
-        {help ? (
-          <Box flexDirection="column">
+      <KeyBusProvider value={keyboard}>
+        <Box flexDirection="column" width={columns}>
+          <T wrap="truncate-end">
             <T tone="accent" bold>
-              Keys
-            </T>
-            {HELP.map(([screen, text]) => (
-              <T key={screen}>
-                {screen.padEnd(11)} {text}
+              rules explore
+            </T>{' '}
+            <T tone="muted">{source.origin}</T>
+          </T>
+          <T wrap="truncate-end" bold>
+            {stack.map(label).join(' › ')}
+          </T>
+          {help ? (
+            <Box flexDirection="column">
+              <T tone="accent" bold>
+                Keys
               </T>
-            ))}
-          </Box>
-        ) : null}
-        {/* every screen of the path stays mounted; only the top one shows and hears keys */}
-        {stack.map((screen, i) => {
-          const shown = i === stack.length - 1 && !help;
-          return (
-            <Box key={i} display={shown ? 'flex' : 'none'} flexDirection="column">
-              <ActiveContext.Provider value={shown}>
-                <ScreenView screen={screen} />
-              </ActiveContext.Provider>
+              {HELP.map(([screen, text]) => (
+                <T key={screen}>
+                  {screen.padEnd(11)} {text}
+                </T>
+              ))}
             </Box>
-          );
-        })}
-        <T tone="muted" wrap="truncate-end">
-          {(help ? ['? or esc close help', 'q quit'] : [...keys, ...GLOBAL_KEYS]).join(' · ')}
-        </T>
-      </Box>
+          ) : null}
+          {/* every screen of the path stays mounted; only the top one shows and hears keys */}
+          {stack.map((screen, i) => {
+            const shown = i === stack.length - 1 && !help;
+            return (
+              <Box key={i} display={shown ? 'flex' : 'none'} flexDirection="column">
+                <ActiveContext.Provider value={shown}>
+                  <ScreenView screen={screen} />
+                </ActiveContext.Provider>
+              </Box>
+            );
+          })}
+          <T tone="muted" wrap="truncate-end">
+            {(help ? ['? or esc close help', 'q quit'] : [...keys, ...GLOBAL_KEYS]).join(' · ')}
+          </T>
+        </Box>
+      </KeyBusProvider>
     </ExplorerContext.Provider>
   );
 }

@@ -1,5 +1,5 @@
 import { Box, type Key, Text, useInput, useStdout } from 'ink';
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import type { ExplorerSource } from './source.js';
 
 // What every screen shares: the data source, navigation, the terminal's size, the footer's keys,
@@ -44,29 +44,43 @@ export function useExplorer(): Explorer {
   return explorer;
 }
 
+type KeyHandler = (input: string, key: Key) => void;
+/** A handler of the latest render, and whether its screen is the one on top. */
+type Listener = { current: { handler: KeyHandler; on: boolean } };
+
+/** Where the screens hear keys: the one keyboard of the explorer (useKeyboard). */
+export interface KeyBus {
+  /** Hear every key from now on; returns the way to stop. */
+  listen(listener: Listener): () => void;
+}
+
+const KeyBusContext = createContext<KeyBus | null>(null);
+export const KeyBusProvider = KeyBusContext.Provider;
+
 /**
- * Ink's useInput for the explorer's screens. Ink subscribes a new handler in an effect, after the
- * frame it belongs to is on the screen, so a key pressed right after a screen appears could reach
- * the previous render's handler (one without the data just loaded, or of a screen no longer on
- * top). Here one subscription lasts for the component's life and calls the handler of the latest
- * render, which listens only while its screen is on top.
+ * The explorer's keyboard, for <App>: one subscription to Ink's input for the whole run. Each key
+ * goes first to `global` (the keys every screen shares), then to the screens that listen.
  *
- * Keys read together (typed faster than they are read: "jj", "2400\r", an arrow and Enter) are
- * handled one per render, so each key's handler sees what the keys before it did: a move then
- * Enter opens the line the move went to, not the one before it.
+ * Keys read together (typed faster than they are read: "jj", "2400\r", "/net income") are handed
+ * out one per render of the whole explorer, so each key's handlers see what the keys before it
+ * did: a move then Enter opens the line the move went to, and the letters after a `/` reach the
+ * search box that the `/` opened (it listens from its first render's effects, which run before
+ * the next key is handed out). A screen subscribing to Ink itself would miss keys read before it
+ * mounted.
  */
-export function useKeyInput(handler: (input: string, key: Key) => void): void {
-  const active = useActive();
-  const latest = useRef({ handler, on: active });
-  latest.current = { handler, on: active };
-  // keys not yet handled, and whether a key was handled since this component last rendered
+export function useKeyboard(global: KeyHandler): KeyBus {
+  const listeners = useRef<Listener[]>([]);
+  const own = useRef(global);
+  own.current = global;
+  // keys not yet handled, and whether a key was handled since the explorer last rendered
   const queue = useRef<[string, Key][]>([]);
   const handledSinceRender = useRef(false);
   const [, rerender] = useState(0);
   const handleNext = () => {
     const next = queue.current.shift();
     if (!next) return;
-    if (latest.current.on) latest.current.handler(...next);
+    own.current(...next);
+    for (const listener of [...listeners.current]) if (listener.current.on) listener.current.handler(...next);
     handledSinceRender.current = true;
     if (queue.current.length) rerender((n) => n + 1);
   };
@@ -76,7 +90,6 @@ export function useKeyInput(handler: (input: string, key: Key) => void): void {
   });
   useInput(
     useCallback((input: string, key: Key) => {
-      if (!latest.current.on) return;
       // several characters in one input ("jj", "2400\r", backspaces): one key each
       const keys = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b') ? [...input].map(oneKey(key)) : [[input, key] as [string, Key]];
       queue.current.push(...keys);
@@ -85,6 +98,25 @@ export function useKeyInput(handler: (input: string, key: Key) => void): void {
       else rerender((n) => n + 1);
     }, []),
   );
+  return useMemo(
+    () => ({
+      listen(listener: Listener) {
+        listeners.current.push(listener);
+        return () => void (listeners.current = listeners.current.filter((l) => l !== listener));
+      },
+    }),
+    [],
+  );
+}
+
+/** A screen's keys: its latest render's handler hears each key while the screen is on top. */
+export function useKeyInput(handler: KeyHandler): void {
+  const bus = useContext(KeyBusContext);
+  if (!bus) throw new Error('useKeyInput outside <App>');
+  const active = useActive();
+  const latest = useRef({ handler, on: active });
+  latest.current = { handler, on: active };
+  useEffect(() => bus.listen(latest), [bus]);
 }
 
 /** One character of an input that held several, with the flags Ink gives it when read alone. */

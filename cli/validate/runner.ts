@@ -93,7 +93,8 @@ export function localRunner(catalog: Catalog, source: string, tables: MappingTab
   };
 }
 
-export function remoteRunner(url: string, key: string): Runner {
+/** A runner on a daemon; `warn` hears what it could not find out (a rule graph the key may not read). */
+export function remoteRunner(url: string, key: string, warn: (message: string) => void): Runner {
   const api = apiClient(url, key);
   const graphs = new Map<string, Promise<ProgramGraph | undefined>>();
   return {
@@ -115,7 +116,12 @@ export function remoteRunner(url: string, key: string): Runner {
       if (!graphs.has(id)) {
         graphs.set(
           id,
-          api.call('GET', `/v1/runtime/packages/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(programId)}/graph`).then((answer) => dataOf<{ graph: ProgramGraph }>(answer)?.graph),
+          api.call('GET', `/v1/runtime/packages/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(programId)}/graph`).then((answer) => {
+            const graph = dataOf<{ graph: ProgramGraph }>(answer)?.graph;
+            // without the graph the differences of this package are reported without their rules: say why, once
+            if (!graph) warn(`${api.base} did not give the rule graph of ${id} (${answer.status}${answer.error ? `: ${answer.error}` : ''}): differences in its outputs are reported without the rule behind them`);
+            return graph;
+          }),
         );
       }
       return ruleIn(await graphs.get(id), output);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isJurisdiction, JURISDICTION, PROGRAMS_FOLDER, SNAPSHOT_FILE } from '../names.js';
-import { isInside, walkFiles } from './source-tree.js';
+import { isInside, LINKED_FOLDER, walkFiles } from './source-tree.js';
 
 // What an encoding root holds, file by file. Two layouts of program specs are read:
 //   <root>/programs/<jurisdiction>/<program>/<period>.yaml   (beside the jurisdictions, as in rulespec-us)
@@ -55,11 +55,14 @@ function programsBase(dir: string): string {
   return dir;
 }
 
+/** Where walkFiles reports what it passes over: the layout's warnings. */
+const skippedInto = (out: CorpusLayout) => (file: string, reason: string) => void out.warnings.push({ path: file, reason });
+
 /** Program specs under a programs folder of the first layout: `<dir>/<jurisdiction>/…/<period>.yaml`;
  *  `dir` may also be a folder within one, or a single spec file. */
 function scanProgramsDir(dir: string, out: CorpusLayout): void {
   const base = programsBase(dir);
-  for (const file of statSync(dir).isFile() ? [dir] : walkFiles(dir, isYaml)) {
+  for (const file of statSync(dir).isFile() ? [dir] : walkFiles(dir, isYaml, skippedInto(out))) {
     const rel = path.relative(base, file).split(path.sep);
     if (!isModuleFile(rel[rel.length - 1])) out.warnings.push({ path: file, reason: unread(rel[rel.length - 1]) });
     else if (rel.length < 2 || !isJurisdiction(rel[0])) out.warnings.push({ path: file, reason: `program spec cannot be placed: it is not in a jurisdiction folder of ${dir} (<jurisdiction>/<program>/<period>.yaml)` });
@@ -70,7 +73,7 @@ function scanProgramsDir(dir: string, out: CorpusLayout): void {
 function scanJurisdiction(root: string, dir: string, out: CorpusLayout, specsOnly: boolean): void {
   const folder = specsOnly ? path.join(dir, PROGRAMS_FOLDER) : dir;
   if (!existsSync(folder)) return;
-  for (const file of walkFiles(folder, isYaml)) {
+  for (const file of walkFiles(folder, isYaml, skippedInto(out))) {
     const rel = path.relative(root, file).split(path.sep);
     const role = fileRole(rel);
     if (role === 'module') out.modules.push(file);
@@ -96,7 +99,10 @@ export function scanCorpus(roots: string[], programsDirs: string[], { specsOnly 
   const out: CorpusLayout = { modules: [], tests: [], specs: [], warnings: [] };
   const programs = new Set(programsDirs.map((d) => path.resolve(d)));
   for (const root of roots.map((r) => path.resolve(r))) {
-    if (!existsSync(root)) continue;
+    if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
+      out.warnings.push({ path: root, reason: `the root ${existsSync(root) ? 'is not a folder' : 'does not exist'}: nothing is read from it` });
+      continue;
+    }
     for (const entry of entries(root)) {
       const full = path.join(root, entry.name);
       if (entry.isDirectory()) {
@@ -107,7 +113,7 @@ export function scanCorpus(roots: string[], programsDirs: string[], { specsOnly 
           else if (!programs.has(full)) out.warnings.push({ path: full, reason: `program specs here are not read: --programs names ${[...programs].join(', ')}` });
         } else out.warnings.push({ path: full, reason: NOT_JURISDICTION });
       } else if (entry.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isDirectory()) {
-        out.warnings.push({ path: full, reason: 'a symbolic link to a folder is not followed; nothing under it is read' });
+        out.warnings.push({ path: full, reason: LINKED_FOLDER });
       } else if (isYaml(entry.name) && entry.name !== SNAPSHOT_FILE) {
         out.warnings.push({ path: full, reason: 'neither a module nor a test: modules and their tests live in jurisdiction folders' });
       }

@@ -80,8 +80,15 @@ export class SourceTree {
 /** Whether `file` is `dir` or lies under it. */
 export const isInside = (file: string, dir: string): boolean => !path.relative(dir, file).startsWith('..');
 
-/** Every file under `dir` (recursively) whose name passes `accept`, sorted for stable order. */
-export function walkFiles(dir: string, accept: (name: string) => boolean): string[] {
+/** Why a linked folder under a root is passed over (links to files are read as files). */
+export const LINKED_FOLDER = 'a symbolic link to a folder is not followed; nothing under it is read';
+
+/**
+ * Every file under `dir` (recursively) whose name passes `accept`, sorted for stable order. A
+ * symbolic link to a file counts as the file; one to a folder is not followed, and one whose name
+ * passes `accept` but leads nowhere is not read: each is told to `skipped` with why.
+ */
+export function walkFiles(dir: string, accept: (name: string) => boolean, skipped: (file: string, reason: string) => void = () => undefined): string[] {
   const out: string[] = [];
   const visit = (d: string) => {
     for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -89,7 +96,13 @@ export function walkFiles(dir: string, accept: (name: string) => boolean): strin
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) visit(full);
       else if (entry.isFile() && accept(entry.name)) out.push(full);
-      else if (entry.isSymbolicLink() && statSync(full).isFile() && accept(entry.name)) out.push(full);
+      else if (entry.isSymbolicLink()) {
+        const target = statSync(full, { throwIfNoEntry: false });
+        if (target?.isDirectory()) skipped(full, LINKED_FOLDER);
+        else if (!accept(entry.name)) continue;
+        else if (target?.isFile()) out.push(full);
+        else skipped(full, 'a symbolic link to nothing (its target does not exist) is not read');
+      }
     }
   };
   visit(dir);

@@ -12,6 +12,7 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
     const readers = [...(program.inputs.get(slot)?.readers ?? [])];
     return inputId(slot, readers.length && !readers.some((m) => m.target === module) ? readers[0].target : module);
   };
+  const relationId = relationLegalIds(program);
   const rules: GraphRule[] = [];
   for (const r of program.rules) {
     const latest = r.versions[r.versions.length - 1];
@@ -28,7 +29,7 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
       sourceUrl: r.decl.sourceUrl ?? null,
       ruleDeps: [...[...r.ruleDeps].map((d) => program.rules[d].id), ...[...r.paramDeps].map((p) => program.parameters[p].id)],
       inputDeps: [...r.inputDeps].map((slot) => inputId(slot, latest.formulaModule.target)),
-      relationDeps: [...r.relationDeps].map((rel) => program.relations[rel].id),
+      relationDeps: [...r.relationDeps].map((rel) => relationId[rel]!),
       formula: latest?.formula.text ?? null,
     });
   }
@@ -57,7 +58,7 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
   for (const r of program.rules) {
     for (const v of r.versions) {
       collectMemberReads(v.expr, (read, rel) => {
-        const relId = program.relations[rel].id;
+        const relId = relationId[rel]!;
         if (typeof read === 'string') memberRelation.set(read, relId);
         else for (const slot of memberRuleInputs(program, read)) if (!memberRelation.has(slot)) memberRelation.set(slot, relId);
       });
@@ -71,12 +72,10 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
       inputs.push({ legalId: inputId(slot, mod.target), name: slot, fileLegalId: mod.target, entity, ...(relationLegalId ? { relationLegalId } : {}) });
     }
   }
-  const relations = program.relations.map((rel) => ({
-    legalId: rel.id,
-    name: rel.name,
-    fileLegalId: rel.origin ?? '',
-    memberInputIds: inputs.filter((i) => i.relationLegalId === rel.id).map((i) => i.legalId),
-  }));
+  const relations = program.relations.map((rel) => {
+    const legalId = relationId[rel.index]!;
+    return { legalId, name: rel.name, fileLegalId: legalId.slice(0, legalId.indexOf('#')), memberInputIds: inputs.filter((i) => i.relationLegalId === legalId).map((i) => i.legalId) };
+  });
   const consumed = new Set(rules.flatMap((r) => r.ruleDeps));
   return {
     rules,
@@ -85,6 +84,27 @@ export function programGraph(program: Program, ownOutputIds: string[]): ProgramG
     ownOutputs: ownOutputIds,
     terminalOutputs: rules.filter((r) => r.kind === 'derived' && !consumed.has(r.legalId)).map((r) => r.legalId),
   };
+}
+
+/**
+ * The legal id of each relation, by index. A declared relation has its runtime id
+ * (`file#relation.name`). An implicit one (a formula aggregates over a name no module of its
+ * closure declares for it) runs under its bare name, but the graph names every relation by a file:
+ * the module of the first formula that aggregates over it, else of the derived relation it
+ * feeds.
+ */
+function relationLegalIds(program: Program): string[] {
+  const user = new Map<number, string>();
+  for (const r of program.rules) {
+    const module = r.versions[r.versions.length - 1]?.formulaModule.target ?? r.origin.target;
+    for (const rel of r.relationDeps) if (!user.has(rel)) user.set(rel, module);
+  }
+  for (const d of program.relations) if (d.derived && d.origin && !user.has(d.derived.source)) user.set(d.derived.source, d.origin);
+  return program.relations.map((rel) => {
+    if (rel.origin) return rel.id;
+    // only a formula or a derived relation makes an implicit relation, so one of them is found
+    return `${user.get(rel.index) ?? program.rules[0]!.origin.target}#relation.${rel.name}`;
+  });
 }
 
 type Node = Record<string, unknown> & { k: string };

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RATE_LIMIT_BOUNDS } from '../admin-schemas.js';
 import { ApiError } from '../errors.js';
 import type { ServerContext } from '../context.js';
 import { type RateLimit, StoreUnavailableError } from '../store/store.js';
@@ -19,6 +20,16 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A rate limit held to the bounds issuance enforces: a key stored before they were (a limit of
+ * 1e300 requests) is counted and announced as the largest allowed, so the rate-limit headers are
+ * always whole numbers.
+ */
+export function withinBounds(limit: RateLimit): RateLimit {
+  const clamp = (value: number, { minimum, maximum }: { minimum: number; maximum: number }) => (Number.isFinite(value) ? Math.min(maximum, Math.max(minimum, Math.floor(value))) : maximum);
+  return { requests: clamp(limit.requests, RATE_LIMIT_BOUNDS.requests), window_seconds: clamp(limit.window_seconds, RATE_LIMIT_BOUNDS.window_seconds) };
+}
+
 /** The raw key of a request: `x-api-key` wins over `Authorization: Bearer`. */
 export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
@@ -33,7 +44,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw new ApiError('store_unavailable', 'the key and counter store is unreachable; try again shortly');
+    if (err instanceof StoreUnavailableError) throw Object.assign(new ApiError('store_unavailable', 'the key and counter store is unreachable; try again shortly'), { cause: err });
     throw err;
   }
 }
@@ -69,7 +80,7 @@ export async function authorize(ctx: ServerContext, request: FastifyRequest, rep
     }
     request.apiKey = key;
 
-    const limit = key.rateLimit ?? (key.kind === 'trial' ? TRIAL_RATE_LIMIT : DEFAULT_RATE_LIMIT);
+    const limit = withinBounds(key.rateLimit ?? (key.kind === 'trial' ? TRIAL_RATE_LIMIT : DEFAULT_RATE_LIMIT));
     const window = await ctx.store.hit(`rate:${key.id}`, limit.window_seconds, now);
     const reset = Math.ceil(window.reset_at / 1000);
     reply.header('x-ratelimit-limit', String(limit.requests));

@@ -88,15 +88,23 @@ export class KeyRegistry {
   private readonly environment: ApiKey[];
   private stored: ApiKey[] = [];
   private loadedAt = 0;
+  /** Counts announced key changes, so a re-read begun before one does not pass for fresh after it. */
+  private changes = 0;
 
   constructor(
     envKeys: EnvironmentKey[],
     private readonly store: Store,
+    /** `watchFailed`: the store could not subscribe to key change announcements (it retries). */
+    options: { watchFailed?: (error: unknown) => void } = {},
   ) {
     this.environment = envKeys.map(fromEnvironment);
-    store.watchKeys?.(() => {
-      this.loadedAt = 0;
-    });
+    store.watchKeys?.(
+      () => {
+        this.changes++;
+        this.loadedAt = 0;
+      },
+      (error) => options.watchFailed?.(error),
+    );
   }
 
   /** The merged list, rebuilt when the store keys are re-read (not on every request). */
@@ -104,8 +112,10 @@ export class KeyRegistry {
 
   /** Re-read store keys now (after this instance issued or revoked one). */
   async refresh(): Promise<void> {
+    const changes = this.changes;
     this.stored = (await this.store.listKeys()).map(fromStore);
-    this.loadedAt = Date.now();
+    // a change announced while the keys were being read may be missing from them: read again next time
+    this.loadedAt = changes === this.changes ? Date.now() : 0;
     // a runtime revocation of an environment key names its id and hash, so a key rotated
     // under the same id is not caught by the old revocation
     const revoked = this.stored.filter((k) => k.status === 'revoked');

@@ -122,7 +122,7 @@ export const adminRoutes = defineRoutes(
         const instances = await ctx.store.snapshots(now - LIVE_SNAPSHOT_MS);
         return { scope: 'global', store: ctx.store.kind, instances: instances.sort((a, b) => String(a.instance_id).localeCompare(String(b.instance_id))) };
       } catch (err) {
-        if (err instanceof StoreUnavailableError) throw new ApiError('store_unavailable', "the shared store is unreachable, so the global view cannot be assembled; data holds this instance's snapshot", snapshot);
+        if (err instanceof StoreUnavailableError) throw Object.assign(new ApiError('store_unavailable', "the shared store is unreachable, so the global view cannot be assembled; data holds this instance's snapshot", snapshot), { cause: err });
         throw err;
       }
     },

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
 import { runCalculation, runEntry } from '../calculation.js';
 import { ApiError } from '../errors.js';
+import { DEFAULT_MAX_PENDING_JOBS_PER_KEY } from '../config.js';
 import { checkCalculateRequest } from '../schemas.js';
 import { MAX_HOUSEHOLD_PEOPLE } from '../../compiler/runtime/household.js';
 import { AUTH_ERRORS, defineRoutes } from './route.js';
@@ -77,7 +78,7 @@ export const calculateRoutes = defineRoutes(
     tag: 'calculation',
     summary: 'Submit 1-50 calculations as a detached job',
     description:
-      'Answers 202 at once. Entries run with bounded concurrency; `completed` grows as they finish and results are stored positionally for 24 hours. With a durable store (`durable: true`) a job survives a restart: unfinished entries run again when the daemon starts. With the Redis store (`--store redis`) the job is queued for every instance on that Redis: any of them runs it, every one answers its `status_url`, and if the instance running it dies another takes it up once its lease expires (about 20 s), running only the entries without a result. Poll `status_url` with backoff (about 500 ms doubling to 5 s).',
+      `Answers 202 at once. Entries run with bounded concurrency, keys taking turns (round-robin by key: a key with many heavy jobs does not hold up another key's small one, which waits for at most one entry of each other key's jobs per worker); a key may have ${DEFAULT_MAX_PENDING_JOBS_PER_KEY} unfinished jobs (unless the operator sets RULES_MAX_PENDING_JOBS_PER_KEY), one more is 429 \`rate_limited\` with \`retry-after\`. \`completed\` grows as they finish and results are stored positionally for 24 hours. With a durable store (\`durable: true\`) a job survives a restart: unfinished entries run again when the daemon starts. With the Redis store (\`--store redis\`) the job is queued for every instance on that Redis: any of them runs it, every one answers its \`status_url\`, and if an instance running its entries dies another takes them up once their lease expires (about 20 s), running only the entries without a result. Poll \`status_url\` with backoff (about 500 ms doubling to 5 s).`,
     body: { $ref: 'BatchRequest' },
     success: {
       status: 202,

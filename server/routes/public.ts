@@ -8,6 +8,13 @@ import { defineRoutes, type OpenApi } from './route.js';
 
 type DepStatus = 'ready' | 'degraded' | 'unavailable';
 
+/** What a failing store says, without its location (the answer is public): a SQLite result code, or unreachable. */
+function storeFault(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = cause instanceof Error && 'code' in cause && typeof cause.code === 'string' && cause.code.startsWith('SQLITE_') ? cause.code : undefined;
+  return code ? `cannot read or write its database (${code}: ${(cause as Error).message})` : 'is unreachable';
+}
+
 export async function readiness(ctx: ServerContext) {
   const dependencies: { name: string; status: DepStatus; detail?: string }[] = [];
   try {
@@ -23,8 +30,9 @@ export async function readiness(ctx: ServerContext) {
   try {
     await ctx.store.ping();
     dependencies.push({ name: 'shared_counter_store', status: 'ready', detail: `${ctx.store.kind} store${ctx.store.durable ? '' : ' (per-instance memory, not durable)'}` });
-  } catch {
-    dependencies.push({ name: 'shared_counter_store', status: 'unavailable', detail: `the ${ctx.store.kind} store is unreachable` });
+  } catch (error) {
+    ctx.analytics.storeError(error, 'checking readiness');
+    dependencies.push({ name: 'shared_counter_store', status: 'unavailable', detail: `the ${ctx.store.kind} store ${storeFault(error)}` });
   }
   const catalog = ctx.catalog();
   dependencies.push(
@@ -64,12 +72,12 @@ export const publicRoutes = (openApi: OpenApi) =>
       tag: 'public',
       summary: 'Readiness of every dependency',
       description:
-        'Checks the auth configuration (keys exist), the shared counter store, the rule index and the calculation runtime. `ready` is true only when every dependency is ready; otherwise the answer is 503 `not_ready` with the same ReadyResponse in the error envelope\'s `data`.',
+        'Checks the auth configuration (keys exist), the shared counter store (SQLite: a page read and a write synced to disk, at most once a second; Redis: a round trip), the rule index and the calculation runtime. `ready` is true only when every dependency is ready; otherwise the answer is 503 `not_ready` naming each failing dependency (a store that cannot write, for a full disk, says so with its SQLite result code until a write succeeds again), with the same ReadyResponse in the error envelope\'s `data`.',
       success: { status: 200, description: 'Every dependency is ready.', schema: { $ref: 'ReadyResponse' } },
       errors: ['not_ready'],
       handler: async (ctx) => {
         const report = await readiness(ctx);
-        if (!report.ready) throw new ApiError('not_ready', `not ready: ${report.dependencies.filter((d) => d.status !== 'ready').map((d) => `${d.name} ${d.status}`).join(', ')}`, report);
+        if (!report.ready) throw new ApiError('not_ready', `not ready: ${report.dependencies.filter((d) => d.status !== 'ready').map((d) => `${d.name} ${d.status} (${d.detail})`).join('; ')}`, report);
         return report;
       },
     },

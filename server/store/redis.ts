@@ -11,6 +11,8 @@ import { type AuditEntry, type BatchResult, type JobRecord, type KillSwitch, RET
 // StoreUnavailableError; the client keeps reconnecting in the background.
 
 const DAY_MS = 24 * 3600_000;
+/** How soon a refused subscription to key announcements is tried again. */
+const RESUBSCRIBE_MS = 5_000;
 /** Counter windows are kept this long after they end (as SQLite's sweep does). */
 const COUNTER_GRACE_MS = 2 * DAY_MS;
 /** A month of usage is kept this long after its last write (about 13 months after the month). */
@@ -168,6 +170,9 @@ export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   readonly durable = true;
   private subscriber: Redis | undefined;
+  private readonly keyWatchers: { listener: () => void; failed: (error: unknown) => void }[] = [];
+  /** A subscription to key announcements was refused: announcements may have been missed. */
+  private subscribeFailed = false;
   private closed = false;
 
   private constructor(
@@ -248,17 +253,31 @@ export class RedisStore implements Store {
 
   /**
    * Call `listener` when any instance issues or revokes a key (and after a lost subscription is
-   * re-established, since announcements may have been missed meanwhile).
+   * re-established, since announcements may have been missed meanwhile). A subscription Redis
+   * refuses (an ACL without SUBSCRIBE, Redis away at that moment) is passed to `failed` and tried
+   * again every RESUBSCRIBE_MS until it holds; ioredis renews it after every reconnection.
    */
-  watchKeys(listener: () => void): void {
+  watchKeys(listener: () => void, failed: (error: unknown) => void): void {
     if (this.closed) return;
-    if (!this.subscriber) {
-      this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, lazyConnect: false, commandTimeout: undefined });
-      this.subscriber.on('error', () => undefined);
-      void this.subscriber.subscribe(this.k(KEYS_CHANGED)).catch(() => undefined);
-    }
-    this.subscriber.on('message', listener);
-    this.subscriber.on('ready', listener);
+    this.keyWatchers.push({ listener, failed });
+    if (this.subscriber) return;
+    const subscriber = (this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, lazyConnect: false, commandTimeout: undefined }));
+    subscriber.on('error', () => undefined);
+    const changed = () => this.keyWatchers.forEach((w) => w.listener());
+    subscriber.on('message', changed);
+    subscriber.on('ready', changed);
+    const subscribe = (): Promise<void> =>
+      subscriber.subscribe(this.k(KEYS_CHANGED)).then(
+        // announcements may have been missed while the subscription was refused
+        () => void (this.subscribeFailed && changed()),
+        (error: unknown) => {
+          if (this.closed) return;
+          this.subscribeFailed = true;
+          this.keyWatchers.forEach((w) => w.failed(error));
+          setTimeout(() => void subscribe(), RESUBSCRIBE_MS).unref();
+        },
+      );
+    void subscribe();
   }
 
   /** Call `listener` once when the connection to Redis is lost (with why) and once when it is back. */

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate, SchemaVersionError } from './migrations.js';
-import { type AuditEntry, type BatchResult, type JobRecord, type KillSwitch, RETENTION, type Store, StoreUnavailableError, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
+import { type AuditEntry, type BatchResult, type JobRecord, type KillSwitch, RETENTION, type Store, StoreDamagedError, StoreUnavailableError, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
 
 // Embedded durable store: one SQLite file, shared safely by every process that opens it.
 // better-sqlite3 is synchronous, so each method does its work before returning an already
@@ -23,8 +23,40 @@ const SNAPSHOT_RETENTION_MS = DAY_MS;
 /** SQLite result codes (base names) that mean the database cannot be used right now. */
 const UNAVAILABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_NOLFS', 'SQLITE_PROTOCOL']);
 
+/** Codes that mean the file itself is damaged, not merely out of reach. */
+const DAMAGED_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
+
+const baseCode = (error: InstanceType<typeof Database.SqliteError>) => error.code.split('_').slice(0, 2).join('_');
+
+/** How long one write probe's outcome answers readiness (so /v1/ready cannot make the disk flush at will). */
+const PROBE_INTERVAL_MS = 1_000;
+/** The counter bucket the write probe updates (swept like any counter). */
+const PROBE_BUCKET = 'store:write-probe';
+
+function damaged(file: string, detail: string): StoreDamagedError {
+  return new StoreDamagedError(
+    `SQLite store ${file} is damaged (${detail}): stop every process using it, then restore it from a backup, or move it and its -wal and -shm files aside to start with an empty store (its keys, jobs, usage and audit are then lost)`,
+  );
+}
+
+/**
+ * A quick integrity check of the whole file (every page read, the b-trees' structure checked):
+ * pages damaged behind an intact header would otherwise only show when a request reads them.
+ */
+function checkIntegrity(db: Database.Database, file: string): void {
+  let problems: string[];
+  try {
+    // the first problem is enough to say what is wrong; on one line, as the start-up error is
+    problems = (db.pragma('quick_check(1)') as { quick_check: string }[]).map((r) => r.quick_check.replace(/\*\*\* in database \w+ \*\*\*/g, '').replace(/\s+/g, ' ').trim());
+  } catch (error) {
+    if (error instanceof Database.SqliteError && DAMAGED_CODES.has(baseCode(error))) throw damaged(file, error.message);
+    throw error;
+  }
+  if (problems.join() !== 'ok') throw damaged(file, `integrity check: ${problems.join('; ')}`);
+}
+
 function isUnavailable(error: unknown): boolean {
-  if (error instanceof Database.SqliteError) return UNAVAILABLE_CODES.has(error.code.split('_').slice(0, 2).join('_'));
+  if (error instanceof Database.SqliteError) return UNAVAILABLE_CODES.has(baseCode(error));
   return false;
 }
 
@@ -163,6 +195,8 @@ export class SqliteStore implements Store {
   readonly durable = true;
   private closed = false;
   private readonly statements = new Map<string, Database.Statement>();
+  /** The last write probe: when, and the error it met. */
+  private probe: { at: number; error?: unknown } | undefined;
 
   private constructor(
     private readonly db: Database.Database,
@@ -171,9 +205,10 @@ export class SqliteStore implements Store {
   ) {}
 
   /**
-   * Open (creating if needed, with its folder) the database at `file` and bring its schema up
-   * to date. Throws StoreUnavailableError when the file cannot be opened or is not a usable
-   * database, and SchemaVersionError when it was written by a newer release.
+   * Open (creating if needed, with its folder) the database at `file`, check its integrity and
+   * bring its schema up to date. Throws StoreDamagedError when the file is damaged,
+   * StoreUnavailableError when it cannot be opened, and SchemaVersionError when it was written by
+   * a newer release.
    */
   static open(file: string): SqliteStore {
     const path = file === ':memory:' ? file : resolve(file);
@@ -185,6 +220,7 @@ export class SqliteStore implements Store {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
+      checkIntegrity(db, path);
       migrate(db, path);
       return new SqliteStore(db, path);
     } catch (error) {
@@ -194,6 +230,7 @@ export class SqliteStore implements Store {
         // Already failing: report the original error.
       }
       if (error instanceof SchemaVersionError || error instanceof StoreUnavailableError) throw error;
+      if (error instanceof Database.SqliteError && DAMAGED_CODES.has(baseCode(error))) throw damaged(path, error.message);
       if (isUnavailable(error) || (error as NodeJS.ErrnoException | null)?.code?.startsWith('E')) throw unavailable(error);
       throw error;
     }
@@ -205,7 +242,9 @@ export class SqliteStore implements Store {
     try {
       return Promise.resolve(fn());
     } catch (error) {
-      return Promise.reject(isUnavailable(error) || !this.db.open ? unavailable(error) : error);
+      if (!isUnavailable(error) && this.db.open) return Promise.reject(error);
+      this.probe = undefined; // readiness probes again at once
+      return Promise.reject(unavailable(error));
     }
   }
 
@@ -228,6 +267,23 @@ export class SqliteStore implements Store {
     return this.run(() => {
       // Reads a page of the file, so a database that became unreadable is noticed.
       this.sql('SELECT MAX(version) FROM schema_migrations').get();
+      // A write synced to disk (at most once a second, and again after any operation failed), so
+      // a store that reads but cannot write (a full disk, an I/O error) is not ready until a
+      // write succeeds again.
+      const now = Date.now();
+      if (!this.probe || now - this.probe.at >= PROBE_INTERVAL_MS) {
+        try {
+          const { start } = windowOf(60, now);
+          this.sql(
+            `INSERT INTO counters (bucket, window_seconds, window_start, count) VALUES (?, 60, ?, 1)
+             ON CONFLICT (bucket, window_seconds, window_start) DO UPDATE SET count = count + 1`,
+          ).run(PROBE_BUCKET, start);
+          this.probe = { at: now };
+        } catch (error) {
+          this.probe = { at: now, error };
+        }
+      }
+      if (this.probe.error) throw this.probe.error;
     });
   }
 

@@ -6,6 +6,9 @@ import type { CalculateRequest } from '../../compiler/4-package/package-types.js
 
 export class StoreUnavailableError extends Error {}
 
+/** The store's file is damaged: the daemon cannot start on it until an operator acts (the message says how). */
+export class StoreDamagedError extends StoreUnavailableError {}
+
 /** A per-key fixed-window rate limit: `requests` per `window_seconds` (keys, RULES_API_KEYS, the guard). */
 export interface RateLimit {
   requests: number;
@@ -92,6 +95,7 @@ export interface Store {
   /** True when what is written survives a restart (and, for a shared store, other instances see it). */
   readonly durable: boolean;
 
+  /** Resolves when the store can serve: it reads and, where a write can fail on its own (a disk), writes. */
   ping(): Promise<void>;
   close(): Promise<void>;
   /** Delete what has outlived its retention period. */
@@ -133,8 +137,9 @@ export interface Store {
   /**
    * Only for a store shared by several instances: call `listener` when another instance may have
    * issued or revoked a key, so key caches are dropped at once instead of at their next refresh.
+   * `failed` hears each attempt to subscribe that failed (the store tries again).
    */
-  watchKeys?(listener: () => void): void;
+  watchKeys?(listener: () => void, failed: (error: unknown) => void): void;
 }
 
 /** Retention periods (Rules API, Limits). */

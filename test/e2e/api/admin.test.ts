@@ -139,6 +139,18 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       expect((await app('POST', '/v1/keys/trial', { client: '192.0.2.2' })).statusCode).toBe(201);
     });
 
+    it.each([
+      ['a hop count', 1],
+      ['a list of proxies', ['10.0.0.0/8']],
+    ])('behind trusted proxies (%s), x-forwarded-for hops a client forges do not multiply its trial keys', async (_name, trustProxy) => {
+      const app = caller((await start({ config: { trialClientDailyCap: 2, trialDailyCap: 10, trustProxy } })).app);
+      const from = (client: string, forged: string) => app('POST', '/v1/keys/trial', { client: '10.0.0.1', headers: { 'x-forwarded-for': `${forged}, ${client}` } });
+      for (let i = 0; i < 2; i++) expect((await from('192.0.2.1', `198.51.100.${i}`)).statusCode).toBe(201);
+      for (let i = 2; i < 8; i++) expect((await from('192.0.2.1', `198.51.100.${i}`)).statusCode).toBe(429);
+      // the day's global cap is left for everyone else
+      expect((await from('192.0.2.2', '198.51.100.1')).statusCode).toBe(201);
+    });
+
     it('caps issuance globally per UTC day', async () => {
       const app = caller((await start({ config: { trialDailyCap: 3 } })).app);
       for (let i = 0; i < 3; i++) expect((await app('POST', '/v1/keys/trial', { client: `192.0.2.${10 + i}` })).statusCode).toBe(201);
@@ -319,12 +331,34 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       ['a rate limit window of 0 s', { id: 'partner', scopes: ['*'], rate_limit: { requests: 10, window_seconds: 0 } }, /rate_limit/],
       ['a fractional rate limit', { id: 'partner', scopes: ['*'], rate_limit: { requests: 1.5, window_seconds: 60 } }, /rate_limit/],
       ['an incomplete rate limit', { id: 'partner', scopes: ['*'], rate_limit: { requests: 10 } }, /rate_limit/],
+      ['a rate limit of 1e300 requests per 1e300 s', { id: 'partner', scopes: ['*'], rate_limit: { requests: 1e300, window_seconds: 1e300 } }, /body\.rate_limit\.requests: must be <= 1000000000/],
+      ['a rate limit over a billion requests', { id: 'partner', scopes: ['*'], rate_limit: { requests: 1_000_000_001, window_seconds: 60 } }, /body\.rate_limit\.requests: must be <= 1000000000/],
+      ['a rate limit window over a day', { id: 'partner', scopes: ['*'], rate_limit: { requests: 10, window_seconds: 86_401 } }, /body\.rate_limit\.window_seconds: must be <= 86400/],
     ])('refuses %s with 400', async (_what, body, field) => {
       const res = await call('POST', '/v1/admin/keys', { key: KEYS.admin, body });
       expect(res.statusCode).toBe(400);
       expect(res.json().error.code).toBe('invalid_request');
       expect(res.json().error.message).toMatch(field);
       expect((await t.store.listKeys()).length).toBe(0);
+    });
+
+    it('accepts the largest rate limit, and its headers are whole numbers', async () => {
+      const issued = await call('POST', '/v1/admin/keys', { key: KEYS.admin, body: { id: 'bulk', scopes: ['*'], rate_limit: { requests: 1_000_000_000, window_seconds: 86_400 } } });
+      expect(issued.statusCode).toBe(201);
+      const res = await call('GET', '/v1/programs', { key: issued.json().data.key });
+      expect(res.headers['x-ratelimit-limit']).toBe('1000000000');
+      expect(res.headers['x-ratelimit-remaining']).toBe('999999999');
+      expect(res.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+    });
+
+    it('holds a key stored before the bounds (a limit of 1e300 per 1e300 s) to them: whole-number headers', async () => {
+      const raw = 'stored-before-bounds-key-000000000000000001';
+      await t.store.createKey({ id: 'old-huge', key_sha256: sha256(raw), prefix: 'stored-befor', scopes: ['*'], status: 'active', kind: 'admin', created_at: new Date().toISOString(), rate_limit: { requests: 1e300, window_seconds: 1e300 } });
+      await t.ctx.keys.refresh();
+      const res = await call('GET', '/v1/programs', { key: raw });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBe('1000000000');
+      expect(res.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
     });
 
     it('accepts an owner of 120 and a note of 500 characters', async () => {
@@ -625,12 +659,15 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
       ['a row with an unknown status', { kind: 'parity', rows: [{ variable: 'snap', status: 'great' }] }],
       ['cases that are not objects', { kind: 'parity', rows: [], cases: [1] }],
       ['a negative latency', { kind: 'parity', rows: [], cases: [{ latency_ms: -1 }] }],
+      ['a latency of 1e300 ms', { kind: 'parity', rows: [], cases: [{ latency_ms: 1e300 }] }],
+      ['a latency over a day', { kind: 'parity', rows: [], cases: [{ latency_ms: 86_400_001 }] }],
       ['model_versions that is an array', { kind: 'parity', rows: [], model_versions: [] }],
       ['a numeric api_version', { kind: 'parity', rows: [], api_version: 1 }],
     ])('refuses %s with 400', async (_what, body) => {
       const res = await record(body);
       expect(res.statusCode).toBe(400);
       expect(res.json().error.code).toBe('invalid_request');
+      if (String(_what).startsWith('a latency')) expect(res.json().error.message).toMatch(/body\.cases\[0\]\.latency_ms: must be <= 86400000/);
       expect(await t.store.validationRuns()).toEqual([]);
     });
 

@@ -354,13 +354,23 @@ describe('failed-authentication throttle: 20 failures within 300 s from one clie
     expect((await valid('10.0.0.6', '198.51.100.1')).statusCode).toBe(200);
   });
 
-  test('with RULES_TRUST_PROXY=1 the client is the first x-forwarded-for hop', async () => {
+  test('with RULES_TRUST_PROXY=1 the client is the hop the proxy added (the last): hops a client sends before it change nothing', async () => {
     t = await app({ RULES_TRUST_PROXY: '1' });
-    for (let i = 0; i < 20; i++) expectError(await fail('10.0.0.1', '203.0.113.9, 10.0.0.1'), 401, 'unauthorized');
-    // same first hop through another proxy: throttled
+    // one client (203.0.113.9) behind the proxy, forging a new first hop each time
+    for (let i = 0; i < 20; i++) expectError(await fail('10.0.0.1', `198.51.100.${i + 1}, 203.0.113.9`), 401, 'unauthorized');
+    expectError(await valid('10.0.0.1', '203.0.113.9'), 429, 'auth_throttled');
+    expectError(await valid('10.0.0.2', 'forged, 203.0.113.9'), 429, 'auth_throttled');
+    // another client behind the proxy, even one naming the throttled address as its first hop: not throttled
+    expect((await valid('10.0.0.1', '203.0.113.9, 198.51.100.4')).statusCode).toBe(200);
+  });
+
+  test('with a list of proxies the client is the first address from the right that is not one of them', async () => {
+    t = await app({ RULES_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' });
+    // the edge proxy 192.0.2.1 added the client, an internal proxy 10.0.0.7 added the edge proxy
+    for (let i = 0; i < 20; i++) expectError(await fail('10.0.0.1', `spoof-${i}, 203.0.113.9, 192.0.2.1, 10.0.0.7`), 401, 'unauthorized');
     expectError(await valid('10.0.0.2', '203.0.113.9'), 429, 'auth_throttled');
-    expectError(await valid('10.0.0.3', '203.0.113.9, 172.16.0.1, 10.0.0.3'), 429, 'auth_throttled');
-    // another client behind the same proxy: not throttled
-    expect((await valid('10.0.0.1', '198.51.100.4, 10.0.0.1')).statusCode).toBe(200);
+    // a peer that is not a listed proxy is the client itself, whatever it forwards
+    expect((await valid('198.51.100.1', '203.0.113.9')).statusCode).toBe(200);
+    expect((await valid('10.0.0.1', '198.51.100.1')).statusCode).toBe(200);
   });
 });

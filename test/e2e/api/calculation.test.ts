@@ -373,6 +373,44 @@ describe('jobs', () => {
     }
   });
 
+  test('keys take turns: one key\'s one-entry job finishes before another key\'s second heavy job starts', async () => {
+    const slow = await testApp({ RULES_API_KEYS: GENEROUS_KEYS }, { compiled: labOutput(), config: { jobConcurrency: 1 } });
+    try {
+      const heavy = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(100) };
+      // long enough for both to be waiting when the small one comes, however loaded the machine
+      const first = expectOk(await submit(Array(25).fill(heavy), slow), 202);
+      const second = expectOk(await submit(Array(25).fill(heavy), slow), 202);
+      const small = expectOk(await submit([heavy], slow, KEYS.all), 202);
+      const firstAtSubmission = (expectOk(await poll(first.status_url, slow)) as ApiJob).completed;
+      const smallDone = (await pollUntilDone(small.status_url, slow, KEYS.all, 60_000)).pop()!;
+      expect(smallDone.status).toBe('succeeded');
+      const secondNow = expectOk(await poll(second.status_url, slow)) as ApiJob;
+      expect(secondNow.started_at === undefined || Date.parse(secondNow.started_at) >= Date.parse(smallDone.finished_at!)).toBe(true);
+      // the small job waited for the entry running and at most one more of the other key's
+      expect((expectOk(await poll(first.status_url, slow)) as ApiJob).completed).toBeLessThanOrEqual(firstAtSubmission + 2);
+    } finally {
+      await slow.app.close();
+    }
+  });
+
+  test('a key may have RULES_MAX_PENDING_JOBS_PER_KEY unfinished jobs: one more is 429 rate_limited with retry-after; other keys are not held back', async () => {
+    const capped = await testApp({ RULES_API_KEYS: GENEROUS_KEYS }, { compiled: labOutput(), config: { jobConcurrency: 1, maxPendingJobsPerKey: 2 } });
+    try {
+      const heavy = { program_id: LAB.slow, jurisdiction: LAB.jurisdiction, household: slowHousehold(100) };
+      const jobs = [expectOk(await submit(Array(6).fill(heavy), capped), 202), expectOk(await submit(Array(6).fill(heavy), capped), 202)];
+      const refused = await submit([heavy], capped);
+      const body = expectError(refused, 429, 'rate_limited');
+      expect(body.error.message).toMatch(/already has 2 unfinished jobs .*RULES_MAX_PENDING_JOBS_PER_KEY/);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(body.data.retry_after_seconds).toBe(Number(refused.headers['retry-after']));
+      expectOk(await submit([heavy], capped, KEYS.all), 202);
+      for (const job of jobs) await pollUntilDone(job.status_url, capped, KEYS.calc, 60_000);
+      expectOk(await submit([heavy], capped), 202);
+    } finally {
+      await capped.app.close();
+    }
+  });
+
   test('runtime failures stay per entry in the job record', async () => {
     const data = expectOk(await submit([ratio(2), ratio(0), { program_id: 'nope', jurisdiction: LAB.jurisdiction, household: {} }], lab), 202);
     const done = (await pollUntilDone(data.status_url, lab)).pop()!;

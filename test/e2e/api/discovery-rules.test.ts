@@ -54,10 +54,20 @@ function expectProgramGraph(g: Record<string, unknown[]>) {
     for (const k of ['legalId', 'name', 'fileLegalId', 'entity']) expect(typeof i[k], k).toBe('string');
     if (i.relationLegalId !== undefined) expect(typeof i.relationLegalId).toBe('string');
   }
+  // relations too are named `jurisdiction:bucket/path#name`, inside the file that declares (or, for
+  // one no module declares, first aggregates over) them, and every reference to one names one listed
+  const relationIds = new Set<unknown>();
   for (const r of g.relations as Record<string, unknown>[]) {
     for (const k of ['legalId', 'name', 'fileLegalId']) expect(typeof r[k], k).toBe('string');
+    expect(r.legalId).toMatch(LEGAL_ID);
+    expect(r.fileLegalId).toMatch(LEGAL_ID);
+    expect(r.legalId).toBe(`${r.fileLegalId}#relation.${r.name}`);
     expect(Array.isArray(r.memberInputIds)).toBe(true);
+    relationIds.add(r.legalId);
   }
+  expect(relationIds.size).toBe(g.relations.length);
+  for (const r of g.rules as { relationDeps: string[] }[]) for (const rel of r.relationDeps) expect(relationIds.has(rel), rel).toBe(true);
+  for (const i of g.inputs as { relationLegalId?: string }[]) if (i.relationLegalId) expect(relationIds.has(i.relationLegalId), i.relationLegalId).toBe(true);
   // terminal outputs: outputs nothing else consumes
   const consumed = new Set((g.rules as { ruleDeps: string[] }[]).flatMap((r) => r.ruleDeps));
   for (const out of g.terminalOutputs as string[]) expect(consumed.has(out), out).toBe(false);

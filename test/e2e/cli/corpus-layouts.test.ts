@@ -148,6 +148,20 @@ describe('rules test on a corpus with multi-part jurisdictions', () => {
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout).warnings).toEqual([{ path: expect.stringMatching(new RegExp(`${LONG}$`)), reason: expect.stringMatching(/symbolic link to a folder is not followed/) }]);
   });
+
+  it('reports a linked folder inside a jurisdiction folder, and a link to nothing, without following or failing', async () => {
+    const linked = write({ 'uk/legislation/allowance.yaml': CORPUS['uk/legislation/allowance.yaml'], 'uk/legislation/allowance.test.yaml': CORPUS['uk/legislation/allowance.test.yaml'] });
+    symlinkSync(path.join(root, LONG), path.join(linked, 'uk', 'elsewhere'));
+    symlinkSync(path.join(linked, 'uk', 'gone.yaml'), path.join(linked, 'uk', 'legislation', 'dangling.yaml'));
+    for (const command of [['test'], ['compile', '--out', path.join(linked, '..', 'linked-out')]]) {
+      const res = await run([...command, '--root', linked, '--json']);
+      expect(res.exitCode, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout).warnings, command[0]).toEqual([
+        { path: expect.stringMatching(/corpus\/uk\/elsewhere$/), reason: 'a symbolic link to a folder is not followed; nothing under it is read' },
+        { path: expect.stringMatching(/corpus\/uk\/legislation\/dangling\.yaml$/), reason: 'a symbolic link to nothing (its target does not exist) is not read' },
+      ]);
+    }
+  });
 });
 
 describe('rules compile on a corpus with both program layouts', () => {

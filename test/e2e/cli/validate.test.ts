@@ -18,6 +18,7 @@ const SHARED = path.join(PROJECT, '..', 'shared', 'validation', 'policyengine-sn
 const UNSEEN = path.join(PROJECT, '..', 'shared', 'validation', 'policyengine-snap-2026-01-multistate.json');
 const KEY = 'validate-test-key-with-three-scopes-000001';
 const READ_ONLY = 'validate-test-key-reading-rules-only-00001';
+const MIGRATE_ONLY = 'validate-test-key-migration-only-0000000001';
 const work = mkdtempSync(path.join(tmpdir(), 'rules-validate-'));
 
 interface Reference {
@@ -192,6 +193,7 @@ describe('against a daemon', () => {
       keys: [
         { id: 'validator', key: KEY, scopes: ['compat:external', 'admin:analytics', 'rules:read'] },
         { id: 'reader', key: READ_ONLY, scopes: ['rules:read'] },
+        { id: 'migrator', key: MIGRATE_ONLY, scopes: ['compat:external'] },
       ],
     });
     browser = await launchBrowser();
@@ -215,6 +217,14 @@ describe('against a daemon', () => {
     expect(out.summary.runtimes).toEqual([expect.stringMatching(/^us-ca\/ca-snap@/), expect.stringMatching(/^us-co\/co-snap@/), expect.stringMatching(/^us-ny\/ny-snap@/)]);
     expect(out.run.model_versions.runtimes).toEqual(out.summary.runtimes);
     expect(out.run.base_url).toBe(daemon.url);
+  });
+
+  test('--url with a key that may not read rule graphs: the differences come without their rule, and a warning says why', async () => {
+    const file = reference('changed-remote', (h) => h.id === 'pe-c0001', (h) => (h.policyengine.snap_standard_deduction = 123));
+    const run = await validate(['--reference', file, '--url', daemon.url, '--key', MIGRATE_ONLY, '--json']);
+    expect(run.exitCode).toBe(1);
+    expect(JSON.parse(run.stdout).cases[0].explanation).toMatchObject({ variable: 'snap_standard_deduction', rule: null });
+    expect(run.stderr).toMatch(/^rules validate: warning: .* did not give the rule graph of us-co\/co-snap \(403: insufficient_scope: [^)]*rules:read[^)]*\): differences in its outputs are reported without the rule behind them$/m);
   });
 
   test('--url with a key that may not use the migration endpoint: exit 2 naming the scope', async () => {

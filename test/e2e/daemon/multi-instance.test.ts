@@ -241,8 +241,18 @@ describe('two rules serve --store redis daemons on one Redis', () => {
     expect(submitted.status).toBe(202);
     const id = submitted.body.data.job_id as string;
     const running = await until(() => poll(b, id), (r) => r.body.data.completed >= 1, 20_000, 'the job under way');
-    // the instance holding the job's lease, as BullMQ records it
-    const holder = await raw.hget(`${PREFIX}bull:calculate:${id}`, 'pb');
+    // an instance holding the lease of a turn that has claimed one of the job's entries, as
+    // BullMQ records who processes each turn (both instances run the job's entries)
+    const claimHolders = async () => {
+      const holders: string[] = [];
+      for (const claimKey of await raw.keys(`${PREFIX}fair:claim:*`)) {
+        if (!(await raw.get(claimKey))?.startsWith(`${id} `)) continue;
+        const holder = await raw.hget(`${PREFIX}bull:calculate:${claimKey.slice(claimKey.lastIndexOf(':') + 1)}`, 'pb');
+        if (holder) holders.push(holder);
+      }
+      return holders;
+    };
+    const holder = (await until(claimHolders, (h) => h.length > 0, 20_000, 'a claimed entry'))[0];
     expect(['instance-a', 'instance-b']).toContain(holder);
     const [victim, survivor] = holder === 'instance-a' ? [a, b] : [b, a];
     await victim.stop('SIGKILL');

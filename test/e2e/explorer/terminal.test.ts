@@ -100,6 +100,11 @@ describe('rules explore in a terminal', () => {
     const t = terminal;
     await t.start(['--url', served.url, '--key', KEY]);
     expect(await t.until('Runtime packages')).toContain(`rules explore ${served.url}`);
+    // keys sent in one go right after / all reach the search box it opens
+    await t.keys('/net income');
+    expect(await t.until('Rules matching "net income"')).toMatch(/^Search: net income/m);
+    await t.keys('Escape');
+    await t.until((s) => s.split('\n')[1] === 'Programs');
     await openCoSnapHousehold(t, 'snap_pays_telephone');
     await t.keys('Enter');
     await t.until('household.snap_pays_telephone = true');

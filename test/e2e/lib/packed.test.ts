@@ -55,6 +55,19 @@ console.log(JSON.stringify({ programs: packages.length, failures: failures.lengt
     expect(out.quick).toEqual(expect.objectContaining({ outputs: { snap_allotment: 609 }, trace: [] }));
   }, 60_000);
 
+  it('warns of a root that does not exist instead of compiling nothing from it in silence', async () => {
+    writeFileSync(
+      path.join(project, 'missing-root.mjs'),
+      `import { compile } from 'rules';
+const { packages, warnings } = compile({ roots: ['no-such-rules-folder'] });
+console.log(JSON.stringify({ packages: packages.length, warnings }));
+`,
+    );
+    const res = await execa('node', ['missing-root.mjs'], { cwd: project, reject: false });
+    expect(res.stderr).toBe('');
+    expect(JSON.parse(res.stdout)).toEqual({ packages: 0, warnings: [{ path: path.join(project, 'no-such-rules-folder'), reason: 'the root does not exist: nothing is read from it' }] });
+  }, 60_000);
+
   it('loads a package from a compiled output folder, and its declarations type-check', async () => {
     const compiled = path.join(project, 'compiled');
     await execa('node', [path.join(project, 'node_modules', 'rules', 'bin', 'rules.js'), 'compile', '--out', compiled]);

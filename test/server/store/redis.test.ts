@@ -138,7 +138,8 @@ describe('RedisStore', () => {
     const a = await open('watch:');
     const b = await open('watch:');
     let heard = 0;
-    b.watchKeys(() => heard++);
+    const refused: unknown[] = [];
+    b.watchKeys(() => heard++, (error) => refused.push(error));
     await new Promise((r) => setTimeout(r, 200)); // subscribed
     heard = 0;
     await a.createKey(fullKey('k1'));
@@ -148,6 +149,29 @@ describe('RedisStore', () => {
     await a.close();
     await b.close();
   });
+
+  it('reports a refused subscription to key announcements and keeps trying until it holds', async () => {
+    // a user whose ACL refuses SUBSCRIBE: what an operator's too narrow ACL does
+    await raw.call('ACL', 'SETUSER', 'narrow', 'on', '>narrow-password', '~*', '&*', '+@all', '-subscribe');
+    const a = await open('acl:');
+    const b = await RedisStore.connect(`redis://narrow:narrow-password@127.0.0.1:${server.port}`, { prefix: 'acl:' });
+    let heard = 0;
+    const refused: Error[] = [];
+    b.watchKeys(() => heard++, (error) => refused.push(error as Error));
+    await expect.poll(() => refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.message).toMatch(/NOPERM/);
+    heard = 0;
+    await raw.call('ACL', 'SETUSER', 'narrow', '+subscribe');
+    // the next attempt (within 5 s) holds: the watchers hear of it (announcements were missed)
+    await expect.poll(() => heard, { timeout: 10_000 }).toBeGreaterThan(0);
+    const count = refused.length;
+    heard = 0;
+    await a.createKey(fullKey('announced'));
+    await expect.poll(() => heard).toBe(1);
+    expect(refused.length).toBe(count);
+    await a.close();
+    await b.close();
+  }, 20_000);
 
   it('fails quickly with StoreUnavailableError while Redis is down, and recovers by itself', async () => {
     const store = await open('outage:');

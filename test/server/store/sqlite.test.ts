@@ -1,13 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, type Migration, migrate, SCHEMA_VERSION, SchemaVersionError, schemaVersion } from '../../../server/store/migrations.js';
 import { SqliteStore } from '../../../server/store/sqlite.js';
-import { StoreUnavailableError } from '../../../server/store/store.js';
+import { StoreDamagedError, StoreUnavailableError } from '../../../server/store/store.js';
 import { PROJECT } from '../../support/paths.js';
+import { damageStorePages } from '../../support/store-faults.js';
 import { audit, fullKey, iso, job, key, NOW, run, tempDirs } from './fixtures.js';
 
 // What only a durable, shared SQLite file can promise: data outlives the process, several
@@ -17,6 +18,7 @@ import { audit, fullKey, iso, job, key, NOW, run, tempDirs } from './fixtures.js
 const temp = tempDirs();
 afterAll(() => temp.cleanup());
 const dbFile = (): string => join(temp.make(), 'store.db');
+
 
 /** The built store module, which child processes (plain node, no TypeScript loader) import. */
 const BUILT = join(PROJECT, 'dist/server/store/sqlite.js');
@@ -408,6 +410,30 @@ describe('SqliteStore when the database is unusable', () => {
     const file = dbFile();
     writeFileSync(file, 'this is not a database, just some text that is long enough to have a header'.repeat(20));
     expect(() => SqliteStore.open(file)).toThrow(StoreUnavailableError);
+  });
+
+  it('refuses a file whose pages are damaged behind an intact header with StoreDamagedError saying what to do', async () => {
+    const file = dbFile();
+    await damageStorePages(file);
+    expect(readFileSync(file).subarray(0, 16).toString()).toBe('SQLite format 3\0');
+    let error: unknown;
+    try {
+      SqliteStore.open(file);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StoreDamagedError);
+    const message = (error as Error).message;
+    expect(message.startsWith(`SQLite store ${file} is damaged (`)).toBe(true);
+    expect(message).toContain('): stop every process using it, then restore it from a backup, or move it and its -wal and -shm files aside');
+    expect(message).not.toContain('\n');
+  });
+
+  it('ping writes to the file at most once a second (a public readiness check cannot make it flush at will)', async () => {
+    const store = SqliteStore.open(dbFile());
+    for (let i = 0; i < 5; i++) await store.ping();
+    expect((await store.peek('store:write-probe', 60, Date.now())).count).toBe(1);
+    await store.close();
   });
 
   it('refuses a path it cannot create with StoreUnavailableError', () => {

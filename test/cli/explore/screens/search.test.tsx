@@ -23,6 +23,26 @@ describe('Search screen', () => {
     ui.unmount();
   });
 
+  it('keeps every key typed right after / in the box that / opened, however fast they come (one read)', async () => {
+    for (let run = 0; run < 5; run++) {
+      const ui = explore(compiled.catalog);
+      await ui.until('Runtime packages');
+      ui.stdin.write('/net income');
+      expect(await ui.until('Rules matching "net income"')).toMatch(/^Search: net income/m);
+      ui.unmount();
+    }
+  });
+
+  it('edits the query at its cursor: ←/→ move it, Backspace deletes before it', async () => {
+    const ui = explore(compiled.catalog);
+    await ui.until('Runtime packages');
+    ui.stdin.write('/snap income');
+    await ui.until('Rules matching "snap income"');
+    await ui.press(...Array(7).fill(KEY.left), ' net', KEY.right, KEY.backspace, 'x');
+    await ui.until('Rules matching "snap netxincome"');
+    ui.unmount();
+  });
+
   it('moves with the arrows, opens the selected rule with Enter, and keeps the query on the way back', async () => {
     const ui = explore(compiled.catalog);
     await ui.until('Runtime packages');
