@@ -50,6 +50,6 @@ export function itFuzz<T>(target: string, settings: TargetSettings, arbitrary: (
     });
     const details = await fc.check(property, { seed, numRuns: runs });
     report({ target, end: true, inputs: details.numRuns, of: runs, ms: Date.now() - started, failed: details.failed });
-    if (details.failed) throw new Error(`${target}: ${fc.defaultReportMessage(details)}`, { cause: details.errorInstance });
+    if (details.failed) throw new Error(`${target}: ${String(details.errorInstance)}\n${fc.defaultReportMessage(details)}`, { cause: details.errorInstance });
   }, timeout);
 }
