@@ -132,7 +132,7 @@ const byName = new Map(packages.map((p) => [`${p.pkg.jurisdiction}/${p.pkg.progr
 const calculation = fc.constantFrom(...byName.keys()).chain((name) => request(byName.get(name)!).map((body) => ({ name, body })));
 
 describe('fuzz: households', () => {
-  itFuzz('households', { share: 0.25, small: 400 }, () => calculation, async ({ name, body }) => {
+  itFuzz('households', { share: 0.3, small: 400 }, () => calculation, async ({ name, body }) => {
     const loaded = byName.get(name)!;
     const res = await api.app.inject({ method: 'POST', url: '/v1/calculate', headers: { 'x-api-key': FUZZ_KEYS.all }, payload: body });
     if (res.statusCode === 200) {

@@ -99,7 +99,7 @@ beforeAll(async () => {
 afterAll(() => api.app.close());
 
 describe('fuzz: every route', () => {
-  itFuzz('routes', { share: 0.25, small: 400 }, () => request, async ({ route: index, url, query, body, headers, address }) => {
+  itFuzz('routes', { share: 0.33, small: 400 }, () => request, async ({ route: index, url, query, body, headers, address }) => {
     const route = ROUTES[index]!;
     const options: InjectOptions = { method: route.method, url: url + query, headers: { ...headers }, remoteAddress: address };
     if (body && 'json' in body) options.payload = JSON.stringify(body.json) ?? 'null';

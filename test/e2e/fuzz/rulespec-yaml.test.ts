@@ -34,7 +34,7 @@ const mutatedPair = fc.constantFrom(...pairs).chain((pair) =>
 );
 
 describe('fuzz: RuleSpec YAML', () => {
-  itFuzz('rulespec-yaml', { share: 0.1, small: 150 }, () => mutatedPair, ({ pair, moduleText, testText }) =>
+  itFuzz('rulespec-yaml', { share: 0.03, small: 100 }, () => mutatedPair, ({ pair, moduleText, testText }) =>
     sandbox.with(pair, moduleText, testText, (placed) => {
       const program = compileChecked(placed);
       const cases = casesChecked(placed);
