@@ -1,12 +1,14 @@
 // npm run fuzz [-- --seed N] [--inputs N] [--target NAME ...] [--json]
 // The fuzz suites of test/e2e/fuzz/ with a large count: FUZZ_INPUTS inputs in all (default
 // 1,000,000, shared among the targets by their weights), one random seed for every target,
-// printed first so a failure replays with `--seed N`. On a terminal, each target's progress; at
-// the end, the inputs, time and outcome of each target. Exit status: 0 no failure, 1 a target
+// printed first so a failure replays with `--seed N`. Each target's progress: a status line on a
+// terminal, else a line a minute (for CI logs); at the end, the inputs, time and outcome of each
+// target. The targets' files run on one worker per core. Exit status: 0 no failure, 1 a target
 // failed (its minimal input, seed and replay path are in vitest's report above the summary), 2
 // usage error.
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const project = fileURLToPath(new URL('../../..', import.meta.url));
@@ -47,11 +49,14 @@ const targets = new Map(); // name → {done, of, inputs?, ms?, failed?}
 const started = Date.now();
 let statusShown = false;
 
+function statusLine() {
+  const parts = [...targets].map(([name, t]) => `${name} ${t.end ? (t.failed ? 'FAILED' : 'done') : `${Math.floor((100 * t.done) / t.of)}%`}`);
+  return `${Math.round((Date.now() - started) / 1000)} s · ${parts.join(' · ')}`;
+}
+
 function showStatus() {
   if (!tty) return;
-  const parts = [...targets].map(([name, t]) => `${name} ${t.end ? (t.failed ? 'FAILED' : 'done') : `${Math.floor((100 * t.done) / t.of)}%`}`);
-  const line = `${Math.round((Date.now() - started) / 1000)} s · ${parts.join(' · ')}`;
-  process.stderr.write(`\r\x1b[2K${line.slice(0, (process.stderr.columns ?? 120) - 1)}`);
+  process.stderr.write(`\r\x1b[2K${statusLine().slice(0, (process.stderr.columns ?? 120) - 1)}`);
   statusShown = true;
 }
 
@@ -60,7 +65,7 @@ function clearStatus() {
   statusShown = false;
 }
 
-const vitest = spawn(process.execPath, [`${project}node_modules/vitest/vitest.mjs`, 'run', '--project', 'all', ...(options.targets.length ? options.targets.map((t) => `test/e2e/fuzz/${t}`) : ['test/e2e/fuzz/'])], {
+const vitest = spawn(process.execPath, [`${project}node_modules/vitest/vitest.mjs`, 'run', '--project', 'all', `--maxWorkers=${availableParallelism()}`, ...(options.targets.length ? options.targets.map((t) => `test/e2e/fuzz/${t}`) : ['test/e2e/fuzz/'])], {
   cwd: project,
   env: { ...process.env, FUZZ_SEED: options.seed, FUZZ_INPUTS: options.inputs, FUZZ_PROGRESS: '1', ...(tty ? { FORCE_COLOR: '1' } : {}) },
   stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,7 +95,7 @@ function relay(stream, out) {
 }
 relay(vitest.stdout, process.stdout);
 relay(vitest.stderr, process.stderr);
-const ticker = tty ? setInterval(showStatus, 1000) : undefined;
+const ticker = tty ? setInterval(showStatus, 1000) : setInterval(() => options.json || console.error(`fuzz: ${statusLine()}`), 60_000);
 
 vitest.on('close', (code) => {
   clearInterval(ticker);
