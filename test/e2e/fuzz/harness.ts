@@ -20,7 +20,7 @@ export interface TargetSettings {
 }
 
 /** How many inputs a target runs now. */
-export const runsOf = (settings: TargetSettings) => (total > 0 ? Math.max(1, Math.round(total * settings.share)) : settings.small);
+const runsOf = (settings: TargetSettings) => (total > 0 ? Math.max(1, Math.round(total * settings.share)) : settings.small);
 
 /** A line run.mjs reads from the workers' stderr (and strips from what it shows). */
 function report(fields: Record<string, unknown>): void {
