@@ -49,7 +49,8 @@ export function itFuzz<T>(target: string, settings: TargetSettings, arbitrary: (
       await check(input);
     });
     const details = await fc.check(property, { seed, numRuns: runs });
-    report({ target, end: true, inputs: details.numRuns, of: runs, ms: Date.now() - started, failed: details.failed });
-    if (details.failed) throw new Error(`${target}: ${String(details.errorInstance)}\n${fc.defaultReportMessage(details)}`, { cause: details.errorInstance });
+    const failure = details.failed ? `${target}: ${String(details.errorInstance)}\n${fc.defaultReportMessage(details)}` : undefined;
+    report({ target, end: true, inputs: details.numRuns, of: runs, ms: Date.now() - started, failed: details.failed, ...(failure ? { failure } : {}) });
+    if (failure) throw new Error(failure, { cause: details.errorInstance });
   }, timeout);
 }

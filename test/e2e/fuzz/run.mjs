@@ -49,8 +49,11 @@ const targets = new Map(); // name → {done, of, inputs?, ms?, failed?}
 const started = Date.now();
 let statusShown = false;
 
+/** A finished target's outcome; none while it runs. */
+const outcome = (t) => (t.end ? (t.failed ? 'FAILED' : 'ok') : undefined);
+
 function statusLine() {
-  const parts = [...targets].map(([name, t]) => `${name} ${t.end ? (t.failed ? 'FAILED' : 'done') : `${Math.floor((100 * t.done) / t.of)}%`}`);
+  const parts = [...targets].map(([name, t]) => `${name} ${outcome(t) ?? `${Math.floor((100 * t.done) / t.of)}%`}`);
   return `${Math.round((Date.now() - started) / 1000)} s · ${parts.join(' · ')}`;
 }
 
@@ -83,6 +86,11 @@ function relay(stream, out) {
       if (at >= 0) {
         const fields = JSON.parse(line.slice(at + 7));
         targets.set(fields.target, { ...targets.get(fields.target), ...fields });
+        // a failure is shown when it happens (vitest repeats it in its report at the end)
+        if (fields.failure && !options.json) {
+          clearStatus();
+          console.error(`\nFAILED ${fields.failure}\n`);
+        }
         showStatus();
         continue;
       }
@@ -101,13 +109,15 @@ vitest.on('close', (code) => {
   clearInterval(ticker);
   clearStatus();
   const ms = Date.now() - started;
-  const rows = [...targets].map(([target, t]) => ({ target, inputs: t.end ? t.inputs : t.done, of: t.of, ms: t.ms ?? null, failed: t.end ? t.failed : true }));
-  const summary = { seed: Number(options.seed), inputs: rows.reduce((n, r) => n + r.inputs, 0), ms, failures: rows.filter((r) => r.failed).map((r) => r.target), targets: rows };
+  // a target that never ended was stopped (the run interrupted, or its worker died): not a pass
+  const rows = [...targets].map(([target, t]) => ({ target, inputs: t.end ? t.inputs : t.done, of: t.of, ms: t.ms ?? null, outcome: outcome(t) ?? 'stopped' }));
+  const summary = { seed: Number(options.seed), inputs: rows.reduce((n, r) => n + r.inputs, 0), ms, failures: rows.filter((r) => r.outcome === 'FAILED').map((r) => r.target), stopped: rows.filter((r) => r.outcome === 'stopped').map((r) => r.target), targets: rows };
   if (options.json) console.log(JSON.stringify(summary, null, 2));
   else {
     console.log(`\nfuzz summary (seed ${options.seed})`);
-    for (const r of rows) console.log(`  ${r.target.padEnd(16)} ${number(r.inputs).padStart(10)} inputs  ${(r.ms === null ? '-' : `${(r.ms / 1000).toFixed(1)} s`).padStart(9)}  ${r.failed ? 'FAILED' : 'ok'}`);
-    console.log(`  ${'all'.padEnd(16)} ${number(summary.inputs).padStart(10)} inputs  ${`${(ms / 1000).toFixed(1)} s`.padStart(9)}  ${summary.failures.length ? `${summary.failures.length} failed` : 'no failure'}`);
+    for (const r of rows) console.log(`  ${r.target.padEnd(16)} ${number(r.inputs).padStart(10)} inputs  ${(r.ms === null ? '-' : `${(r.ms / 1000).toFixed(1)} s`).padStart(9)}  ${r.outcome}`);
+    const verdict = [summary.failures.length && `${summary.failures.length} failed`, summary.stopped.length && `${summary.stopped.length} stopped`].filter(Boolean).join(', ') || 'no failure';
+    console.log(`  ${'all'.padEnd(16)} ${number(summary.inputs).padStart(10)} inputs  ${`${(ms / 1000).toFixed(1)} s`.padStart(9)}  ${verdict}`);
   }
-  process.exit(code === 0 && !summary.failures.length && rows.length ? 0 : 1);
+  process.exit(code === 0 && !summary.failures.length && !summary.stopped.length && rows.length ? 0 : 1);
 });
