@@ -27,8 +27,11 @@ export function loadTestYaml(text: string, file: string): unknown {
   return loadYaml(text, file, TEST_SCHEMA);
 }
 
+/** Nothing but blank lines and comments: an empty document, as PyYAML reads it (js-yaml refuses it, at no position). */
+const isEmpty = (text: string) => text.split('\n').every((line) => /^\s*(#.*)?$/.test(line));
+
 function loadYaml(text: string, file: string, schema: typeof CORE_SCHEMA): unknown {
-  if (text.trim() === '') return null;
+  if (isEmpty(text)) return null;
   try {
     return load(text, { schema, filename: file, maxDepth: 200 });
   } catch (err) {
