@@ -37,9 +37,12 @@ function loadYaml(text: string, file: string, schema: typeof CORE_SCHEMA): unkno
   } catch (err) {
     const e = err as { reason?: string; message?: string; mark?: { position?: number } };
     const reason = e.reason ?? String(e.message ?? err).split('\n')[0];
-    const offset = e.mark?.position;
-    throw new RuleSpecError('yaml_syntax', `YAML: ${reason}`, {
-      position: offset === undefined ? undefined : positionAt(file, text, offset),
-    });
+    throw new RuleSpecError('yaml_syntax', `YAML: ${reason}`, { position: positionAt(file, text, e.mark?.position ?? secondDocument(text)) });
   }
+}
+
+/** Where js-yaml gives no position (a second document in one file): the marker that starts it, else the end. */
+function secondDocument(text: string): number {
+  const content = text.search(/^[^\s#]/m);
+  return [...text.matchAll(/^(---|\.\.\.)(?=\s|$)/gm)].map((m) => m.index).find((at) => at > content) ?? text.length;
 }

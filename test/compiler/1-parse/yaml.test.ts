@@ -12,6 +12,19 @@ describe('loading YAML', () => {
     }
   });
 
+  // and a second document in one file was a diagnostic with no position either
+  it('locates a second document at the marker that starts it', () => {
+    for (const [text, line] of [['- name: a\n---\n- name: b\n', 2], ['---\n- name: a\n---\n- name: b\n', 3], ['# c\n- a\n...\nx: 1\n', 3]] as const) {
+      let error: unknown;
+      try {
+        loadTestYaml(text, 'x.test.yaml');
+      } catch (err) {
+        error = err;
+      }
+      expect((error as RuleSpecError).position, text).toMatchObject({ file: 'x.test.yaml', line, column: 1 });
+    }
+  });
+
   it('still locates a syntax error', () => {
     let error: unknown;
     try {
