@@ -74,13 +74,14 @@ export function valueFromYaml(raw: unknown): Value | undefined {
 }
 
 /** JSON-friendly form: numbers as JS numbers when exact (15 significant digits or fewer always
- *  survive the round trip through a double), else as decimal strings. */
+ *  survive the round trip through a double), else as decimal strings in plain notation, however
+ *  small (never an exponent). */
 export function toJson(v: Value): boolean | string | number {
   if (typeof v === 'boolean' || typeof v === 'string') return v;
   if (v instanceof Day) return v.toString();
   if (v.precision() <= 15) return v.toNumber();
   const n = v.toNumber();
-  return new Decimal(n).equals(v) ? n : v.toString();
+  return new Decimal(n).equals(v) ? n : v.toFixed();
 }
 
 export function formatValue(v: Value): string {

@@ -1,5 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ClientRequestSchema, ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AdapterConfig } from './config.js';
 import { ApiClient } from './http.js';
 import { registerPrompts } from './prompts.js';
@@ -22,6 +24,25 @@ export function createMcpServer(config: AdapterConfig, version: string): McpServ
   return server;
 }
 
+/** Each request the client may send, by method, as the SDK validates it. */
+const REQUEST_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
+
+/**
+ * Connect `server` to `transport`, refusing a request whose params the protocol's schema rejects
+ * (`arguments: 0` for tools/call) as invalid params (-32602) naming the field: the SDK would
+ * answer it as an internal error (-32603), as if the adapter had failed.
+ */
+export async function connectServer(server: McpServer, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const deliver = transport.onmessage!;
+  transport.onmessage = (message, extra) => {
+    const checked = isJSONRPCRequest(message) ? REQUEST_SCHEMAS.get(message.method)?.safeParse(message) : undefined;
+    if (!checked || checked.success) return deliver(message, extra);
+    const problems = checked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, error: { code: ErrorCode.InvalidParams, message: `invalid params for ${(message as { method: string }).method}: ${problems}` } });
+  };
+}
+
 /** Serves MCP on stdin/stdout until the client closes stdin. */
 export async function serveStdio(config: AdapterConfig, version: string): Promise<void> {
   const server = createMcpServer(config, version);
@@ -29,7 +50,7 @@ export async function serveStdio(config: AdapterConfig, version: string): Promis
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
   });
-  await server.connect(new StdioServerTransport());
+  await connectServer(server, new StdioServerTransport());
   await closed;
   await server.close();
 }

@@ -8,7 +8,7 @@ import type { ServerContext } from './context.js';
 import { failure, ok } from './envelope.js';
 import { ApiError, GENERIC_INTERNAL_MESSAGE } from './errors.js';
 import { ALL_ROUTES } from './routes/index.js';
-import type { RouteDef } from './routes/route.js';
+import { refusesAsOf, type RouteDef } from './routes/route.js';
 import { proxyTrust } from './proxy-trust.js';
 import { ajv, describeValidation } from './schemas.js';
 import { StoreUnavailableError } from './store/store.js';
@@ -98,7 +98,8 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
 
   // the reserved point-in-time parameter, anywhere but the liveness check (always 200)
   app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.url === '/v1/health') return;
+    const route = request.routeOptions.config.route;
+    if (route && !refusesAsOf(route)) return;
     const query = request.query as Record<string, unknown> | undefined;
     const body = request.body as Record<string, unknown> | undefined;
     if ((query && 'as_of' in query) || (body && typeof body === 'object' && !Array.isArray(body) && 'as_of' in body)) {

@@ -4,7 +4,7 @@ import { DEFAULT_CONNECTION_LIMITS } from './config.js';
 import { PROGRAM_ID_PATTERN } from '../compiler/4-package/program-id.js';
 import { API_VERSION } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
-import type { JsonSchema, OpenApi, RouteDef } from './routes/route.js';
+import { errorsOf, type JsonSchema, type OpenApi, type RouteDef } from './routes/route.js';
 import { SERVED_SCHEMAS } from './schemas.js';
 import type { Catalog } from './catalog/catalog.js';
 import { packageDetail } from './catalog/views.js';
@@ -125,7 +125,7 @@ function operation(route: RouteDef, examples: Map<string, unknown>) {
     content: { [content]: { schema: successSchema, ...(examples.has(route.path) ? { example: examples.get(route.path) } : {}) } },
   };
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set<ErrorCode>([...route.errors, 'internal_error'])) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of new Set<ErrorCode>([...errorsOf(route), 'internal_error'])) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: codes.map((c) => `\`${c}\`: ${ERROR_MEANING[c]}`).join('; '),

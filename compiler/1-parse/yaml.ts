@@ -27,16 +27,22 @@ export function loadTestYaml(text: string, file: string): unknown {
   return loadYaml(text, file, TEST_SCHEMA);
 }
 
+/** Nothing but blank lines and comments: an empty document, as PyYAML reads it (js-yaml refuses it, at no position). */
+const isEmpty = (text: string) => text.split('\n').every((line) => /^\s*(#.*)?$/.test(line));
+
 function loadYaml(text: string, file: string, schema: typeof CORE_SCHEMA): unknown {
-  if (text.trim() === '') return null;
+  if (isEmpty(text)) return null;
   try {
     return load(text, { schema, filename: file, maxDepth: 200 });
   } catch (err) {
     const e = err as { reason?: string; message?: string; mark?: { position?: number } };
     const reason = e.reason ?? String(e.message ?? err).split('\n')[0];
-    const offset = e.mark?.position;
-    throw new RuleSpecError('yaml_syntax', `YAML: ${reason}`, {
-      position: offset === undefined ? undefined : positionAt(file, text, offset),
-    });
+    throw new RuleSpecError('yaml_syntax', `YAML: ${reason}`, { position: positionAt(file, text, e.mark?.position ?? secondDocument(text)) });
   }
+}
+
+/** Where js-yaml gives no position (a second document in one file): the marker that starts it, else the end. */
+function secondDocument(text: string): number {
+  const content = text.search(/^[^\s#]/m);
+  return [...text.matchAll(/^(---|\.\.\.)(?=\s|$)/gm)].map((m) => m.index).find((at) => at > content) ?? text.length;
 }

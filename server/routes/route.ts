@@ -52,5 +52,19 @@ export interface OpenApi {
 
 export const defineRoutes = (...routes: RouteDef[]) => routes;
 
+/** Every route but the liveness check (which always answers) refuses the reserved point-in-time parameter `as_of`. */
+export const refusesAsOf = (route: Pick<RouteDef, 'path'>): boolean => route.path !== '/v1/health';
+
+/** The error codes a route can answer: its own, and those answered before its handler runs. */
+export function errorsOf(route: RouteDef): ErrorCode[] {
+  const beforeTheRoute: ErrorCode[] = [];
+  if (refusesAsOf(route)) beforeTheRoute.push('unsupported_parameter');
+  // a path parameter the router cannot read (malformed percent-encoding, longer than it takes)
+  if (route.path.includes('{')) beforeTheRoute.push('invalid_request');
+  // a body that is not JSON, nests too deeply or is too large, whether the route reads one or not
+  if (route.method === 'POST') beforeTheRoute.push('invalid_request', 'payload_too_large');
+  return [...new Set<ErrorCode>([...route.errors, ...beforeTheRoute])];
+}
+
 /** What the authentication of any protected route can answer (the guard reads the store). */
 export const AUTH_ERRORS = ['unauthorized', 'insufficient_scope', 'rate_limited', 'auth_throttled', 'auth_not_configured', 'store_unavailable'] as const satisfies readonly ErrorCode[];

@@ -29,8 +29,8 @@ export const SNAP_IDS: Record<string, string> = { us: 'snap', 'us-co': 'co-snap'
 export const CHAIN = 300;
 /** `slow_total` adds SLOW_PARTS rules, each summing every person's `base` SLOW_TERMS times
  *  (parts, not more people: a household holds at most 100). */
-const SLOW_TERMS = 1000;
-const SLOW_PARTS = 10;
+const SLOW_TERMS = 100;
+const SLOW_PARTS = 100;
 
 const derived = (name: string, entity: string, formula: string) =>
   `  - name: ${name}

@@ -13,6 +13,48 @@ export class FormulaSyntaxError extends Error {
 
 const COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
 
+/**
+ * How deeply a formula may nest: parentheses, calls, `if` and `match` inside one another, and
+ * operators in a chain (`a + b + c` is two levels). The deepest formula of the US corpus has 59;
+ * the bound keeps every recursive walk of the tree (this parser, lowering, both engines) far
+ * from the end of the stack, so a pathological formula is a syntax error, not a crash.
+ */
+export const MAX_FORMULA_DEPTH = 200;
+const TOO_DEEP = `the formula nests more than ${MAX_FORMULA_DEPTH} levels deep (parentheses, calls, conditions and chained operators); split it into named rules`;
+
+/** A node at the bound with nodes below it, found without recursion (the tree may be a long chain). */
+function tooDeep(root: Expr): Expr | undefined {
+  const stack: [Expr, number][] = [[root, 1]];
+  while (stack.length) {
+    const [e, depth] = stack.pop()!;
+    const below = children(e);
+    if (depth === MAX_FORMULA_DEPTH && below.length) return e;
+    for (const child of below) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+function children(e: Expr): Expr[] {
+  switch (e.t) {
+    case 'unary':
+      return [e.arg];
+    case 'binary':
+      return [e.left, e.right];
+    case 'if':
+      return [...e.branches.flatMap((b) => [b.cond, b.then]), e.otherwise];
+    case 'match':
+      return [e.subject, ...e.arms.flatMap((a) => (a.pattern ? [a.pattern, a.result] : [a.result]))];
+    case 'call':
+      return e.args;
+    case 'field':
+      return [e.target];
+    case 'index':
+      return [e.target, e.index];
+    default:
+      return [];
+  }
+}
+
 export function parseFormula(src: string): Expr {
   let tokens: Token[];
   try {
@@ -32,6 +74,8 @@ function describe(tok: Token): string {
 
 class Parser {
   private i = 0;
+  /** Expressions being parsed inside one another (parentheses nest without adding a node). */
+  private depth = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private peek(k = 0): Token {
@@ -59,6 +103,8 @@ class Parser {
   parseWhole(): Expr {
     if (this.peek().type === 'eof') this.fail('empty formula');
     const e = this.parseExpr();
+    const deep = tooDeep(e);
+    if (deep) throw new FormulaSyntaxError(TOO_DEEP, deep.pos);
     const rest = this.peek();
     if (rest.type !== 'eof') {
       if (rest.type === 'op' && COMPARISONS.has(rest.text)) this.fail('comparisons cannot be chained; combine them with `and`');
@@ -67,7 +113,21 @@ class Parser {
     return e;
   }
 
+  /** One level deeper (refused past the bound, at `tok`). */
+  private nested<T>(parse: () => T, tok = this.peek()): T {
+    if (++this.depth > MAX_FORMULA_DEPTH) this.fail(TOO_DEEP, tok);
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
+  }
+
   private parseExpr(): Expr {
+    return this.nested(() => this.parseInnerExpr());
+  }
+
+  private parseInnerExpr(): Expr {
     if (this.isKeyword('match')) return this.parseMatch();
     if (this.isKeyword('if')) return this.parseIf();
     if (this.peek().type === 'ident' && this.isOp('=', 1)) this.fail('assignments (`name = ...`) are not part of the formula language');
@@ -179,7 +239,7 @@ class Parser {
   private parseUnary(): Expr {
     if (this.isOp('-') || this.isKeyword('not')) {
       const t = this.next();
-      return { t: 'unary', op: t.text as '-' | 'not', arg: this.parseUnary(), pos: t.pos };
+      return { t: 'unary', op: t.text as '-' | 'not', arg: this.nested(() => this.parseUnary(), t), pos: t.pos };
     }
     return this.parsePostfix();
   }

@@ -50,6 +50,16 @@ describe('the benchmarks', () => {
     report('http-stores');
   }, 180_000);
 
+  it('soak: mixed traffic on a real daemon, with its memory sampled', async () => {
+    await bench('soak.mjs', { BENCH_SOAK_SECONDS: '6', BENCH_SOAK_WARMUP_SECONDS: '2' });
+    const soak = report('soak') as { requests_served: number; unexpected: Record<string, number>; judged: boolean; rss_bytes: { after_warmup: number; at_end: number } };
+    expect(soak.requests_served).toBeGreaterThan(0);
+    expect(soak.unexpected).toEqual({});
+    expect(soak.judged).toBe(false); // too short to judge memory
+    expect(soak.rss_bytes.after_warmup).toBeGreaterThan(0);
+    expect(soak.rss_bytes.at_end).toBeGreaterThan(0);
+  }, 120_000);
+
   describe.skipIf(!HAVE_CORPUS)('on the shared corpus', () => {
     it('engine: compiled against the interpreter', async () => {
       await bench('engine.mjs', { BENCH_HOUSEHOLDS: '200' });

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connectAdapter, errorOf, META, sendJson, stubApi, textOf, type StubApi } from './harness.js';
 
@@ -126,6 +127,19 @@ describe('rules mcp HTTP behaviour', () => {
     });
     expect(api.requests).toHaveLength(1);
 
+    expect((await callTool(client, 'get_capabilities')).structuredContent).toEqual(OK);
+  });
+});
+
+describe('rules mcp JSON-RPC', () => {
+  // Found by fuzzing (test/e2e/fuzz/mcp-tools.test.ts): `arguments: 0` came back as an internal
+  // error (-32603), as if the adapter had failed, where the client sent invalid params.
+  it('refuses a request whose params break the protocol as invalid params (-32602) naming the field; the connection stays usable', async () => {
+    const api = await stub((_request, response) => sendJson(response, 200, OK));
+    const client = await adapter({ SERVICE_API_BASE_URL: api.url, SERVICE_API_KEY: 'secret-key-1' });
+    const refused = await client.request({ method: 'tools/call', params: { name: 'list_programs', arguments: 0 } as never }, CallToolResultSchema).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ code: -32602, message: expect.stringMatching(/invalid params for tools\/call: params\.arguments: /) });
+    expect(api.requests).toEqual([]);
     expect((await callTool(client, 'get_capabilities')).structuredContent).toEqual(OK);
   });
 });

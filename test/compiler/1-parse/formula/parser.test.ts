@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Expr } from '../../../../compiler/1-parse/formula/ast.js';
 import { lex } from '../../../../compiler/1-parse/formula/lexer.js';
-import { FormulaSyntaxError, parseFormula } from '../../../../compiler/1-parse/formula/parser.js';
+import { FormulaSyntaxError, MAX_FORMULA_DEPTH, parseFormula } from '../../../../compiler/1-parse/formula/parser.js';
 import { RuleSpecError } from '../../../../compiler/diagnostics.js';
 import { Decimal } from '../../../../compiler/values.js';
 import { monthPeriod } from '../../../../compiler/engine/period.js';
@@ -234,6 +234,38 @@ describe('whole-formula rules', () => {
     const err = syntaxError('a % b');
     expect(err.message).toMatch(/unexpected character '%'/);
     expect(err.pos).toBe(2);
+  });
+});
+
+describe('nesting', () => {
+  // Found by fuzzing (test/e2e/fuzz/formulas.test.ts): a thousand nested parentheses overflowed
+  // the parser's stack, and a chain of 20,000 additions parsed but overflowed lowering's, a
+  // RangeError where a located diagnostic belongs.
+  const chain = (n: number) => Array(n).fill('x').join(' + ');
+
+  test('parentheses, prefixes and chains deeper than the bound are syntax errors at the offending token', () => {
+    expect(syntaxError('('.repeat(1000) + 'x' + ')'.repeat(1000))).toMatchObject({ pos: MAX_FORMULA_DEPTH, message: expect.stringMatching(/nests more than 200 levels deep/) });
+    expect(syntaxError('-'.repeat(100_000) + 'x').message).toMatch(/nests more than 200 levels deep/);
+    const err = syntaxError(chain(20_000));
+    expect(chain(20_000).slice(err.pos, err.pos + 1)).toBe('+');
+  });
+
+  test('a formula at the bound compiles and evaluates in both engines', () => {
+    const rule = (formula: string) => `
+      - name: total
+        kind: derived
+        entity: Person
+        dtype: Money
+        versions:
+          - effective_from: '2020-01-01'
+            formula: '${formula}'
+    `;
+    const deepest = '('.repeat(MAX_FORMULA_DEPTH - 2) + chain(2) + ')'.repeat(MAX_FORMULA_DEPTH - 2);
+    const period = monthPeriod('2026-01')!;
+    for (const formula of [chain(MAX_FORMULA_DEPTH), deepest]) {
+      expect(String(evalRule(compileDemo(rule(formula)), 'total', period, { x: new Decimal(2) }))).toBe(formula === deepest ? '4' : String(2 * MAX_FORMULA_DEPTH));
+    }
+    expect(() => parseFormula(chain(MAX_FORMULA_DEPTH + 1))).toThrow(FormulaSyntaxError);
   });
 });
 
