@@ -47,7 +47,7 @@ export interface StreamSummary {
 }
 
 /** Input text as lines, with backpressure: the next chunk is read only when the lines are taken. */
-async function* linesOf(stream: AsyncIterable<string>, onBytes: (n: number) => void): AsyncGenerator<string> {
+export async function* linesOf(stream: AsyncIterable<string>, onBytes: (n: number) => void): AsyncGenerator<string> {
   let rest = '';
   for await (const chunk of stream) {
     onBytes(Buffer.byteLength(chunk));
@@ -65,11 +65,13 @@ async function write(out: Writable, text: string): Promise<void> {
 /** CSV input: the header's columns must be `period` or inputs of the package's main entity. */
 function checkColumns(loaded: LoadedPackage, columns: string[], input: string): void {
   const main = loaded.pkg.main_entity;
-  const unknown = columns.filter((c) => c !== 'period' && !loaded.resolveInput(main, c));
-  if (unknown.length) {
-    const known = loaded.entity(main)?.inputs.map((i) => i.name).join(', ');
-    throw new UsageError(`${input}: column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `\`${c}\``).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not an input of the ${main} (period, ${known})`);
-  }
+  checkHeader(columns, input, (c) => c === 'period' || Boolean(loaded.resolveInput(main, c)), `not an input of the ${main} (period, ${loaded.entity(main)?.inputs.map((i) => i.name).join(', ')})`);
+}
+
+/** A CSV header: every column known (`isKnown`; `unknown` says what the others are not), none twice. */
+export function checkHeader(columns: string[], input: string, isKnown: (column: string) => boolean, unknownReason: string): void {
+  const unknown = columns.filter((c) => !isKnown(c));
+  if (unknown.length) throw new UsageError(`${input}: column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `\`${c}\``).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} ${unknownReason}`);
   const seen = new Set<string>();
   for (const c of columns) {
     if (seen.has(c)) throw new UsageError(`${input}: column \`${c}\` appears twice in the header`);
@@ -77,27 +79,39 @@ function checkColumns(loaded: LoadedPackage, columns: string[], input: string): 
   }
 }
 
+/** The households of `--input` (a file or stdin) as lines, with how much of a file is read so far. */
+export function openInput(input: string): { format: LineFormat; lines: AsyncGenerator<string>; share: () => number | undefined } {
+  const totalBytes = input === '-' ? undefined : statSync(input).size;
+  const source = input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(input, { encoding: 'utf8' });
+  let bytes = 0;
+  return { format: input === '-' ? 'jsonl' : formatOf(input), lines: linesOf(source, (n) => (bytes += n)), share: () => (totalBytes ? Math.min(1, bytes / totalBytes) : undefined) };
+}
+
+/** A CSV input's header (its first line) as column names. */
+export async function readCsvHeader(lines: AsyncGenerator<string>, input: string): Promise<string[]> {
+  const header = await lines.next();
+  if (header.done) throw new UsageError(`${input}: empty; a CSV input starts with a header of input names`);
+  try {
+    return parseCsvLine(header.value).map((c) => c.trim());
+  } catch (err) {
+    throw new UsageError(`${input}: line 1 (the header): ${(err as Error).message}`);
+  }
+}
+
+/** A progress bar of the share of the input read, when it is known. */
+export const progressBar = (share: number | undefined): string => (share === undefined ? '' : `[${'#'.repeat(Math.round(share * 20)).padEnd(20, '.')}] ${Math.round(share * 100)}% `);
+
 export async function streamHouseholds(loaded: LoadedPackage, options: StreamOptions): Promise<StreamSummary> {
-  const inputFormat: LineFormat = options.input === '-' ? 'jsonl' : formatOf(options.input);
   const outputFormat: LineFormat = options.output ? formatOf(options.output) : 'jsonl';
   if (outputFormat === 'csv' && options.trace) throw new UsageError('--trace needs JSON Lines output (a trace does not fit in a CSV row)');
   if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
-  const totalBytes = options.input === '-' ? undefined : statSync(options.input).size;
-  const source = options.input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(options.input, { encoding: 'utf8' });
-  let bytes = 0;
-  const lines = linesOf(source, (n) => (bytes += n));
+  const { format: inputFormat, lines, share } = openInput(options.input);
 
   let columns: string[] = [];
   let lineNumber = 0;
   if (inputFormat === 'csv') {
-    const header = await lines.next();
+    columns = await readCsvHeader(lines, options.input);
     lineNumber++;
-    if (header.done) throw new UsageError(`${options.input}: empty; a CSV input starts with a header of input names`);
-    try {
-      columns = parseCsvLine(header.value).map((c) => c.trim());
-    } catch (err) {
-      throw new UsageError(`${options.input}: line 1 (the header): ${(err as Error).message}`);
-    }
     checkColumns(loaded, columns, options.input);
   }
 
@@ -121,9 +135,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   const show = (force = false) => {
     const done = summary.ok + summary.failed; // calculated and written, not just read
     const rate = Math.round(done / Math.max(0.001, (performance.now() - started) / 1000));
-    const share = totalBytes ? Math.min(1, bytes / totalBytes) : undefined; // of the input read
-    const bar = share === undefined ? '' : `[${'#'.repeat(Math.round(share * 20)).padEnd(20, '.')}] ${Math.round(share * 100)}% `;
-    progress.update(`${bar}${done.toLocaleString('en-US')} households, ${summary.failed.toLocaleString('en-US')} failed, ${rate.toLocaleString('en-US')}/s`, force);
+    progress.update(`${progressBar(share())}${done.toLocaleString('en-US')} households, ${summary.failed.toLocaleString('en-US')} failed, ${rate.toLocaleString('en-US')}/s`, force);
   };
 
   const inFlight: Promise<BatchResult>[] = [];
