@@ -1,6 +1,6 @@
 import type { DiffSummary, GroupSummary, HistogramBin } from '../../compiler/diff/summary.js';
 import { esc } from '../../server/pages/html.js';
-import { becauseText, count, type DiffReport, percent, rulesTotals, shown, signed, versionRows } from './report.js';
+import { becauseText, citationText, count, type DiffReport, linesText, percent, rulesTotals, shown, sideText, signed, versionRows } from './report.js';
 
 // `rules diff --report out.html`: one self-contained page (inline style, inline SVG charts, no
 // script, no external asset; its Content-Security-Policy allows nothing else to load) with the
@@ -22,7 +22,7 @@ pre .del { color: var(--lose); } pre .ins { color: var(--gain); } pre .at { colo
 table { border-collapse: collapse; width: 100%; margin: 0.5em 0 1em; font-size: 0.93em; }
 th, td { text-align: left; vertical-align: top; padding: 0.3em 0.6em; border-bottom: 1px solid var(--line); }
 th { background: var(--panel); font-weight: 600; } td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-.muted { color: var(--muted); } .gain { color: var(--gain); } .lose { color: var(--lose); }
+.muted { color: var(--muted); } .id, .cite { font-size: 0.88em; overflow-wrap: anywhere; } .gain { color: var(--gain); } .lose { color: var(--lose); }
 .cards { display: flex; flex-wrap: wrap; gap: 0.8em; margin: 0.8em 0; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.6em 0.9em; min-width: 9em; }
 .card b { display: block; font-size: 1.4em; }
@@ -119,11 +119,13 @@ function householdsSection(report: DiffReport, s: DiffSummary): string {
   if (!s.root_causes.length) parts.push('<p>None.</p>');
   else {
     parts.push(causesSvg(s));
-    parts.push(`<table id="root-cause-table"><thead><tr>${['rule', 'households moved', 'how', 'baseline citation', 'reform citation', 'examples (line: baseline → reform)'].map((h) => th(h, h === 'households moved')).join('')}</tr></thead><tbody>`);
+    parts.push(`<table id="root-cause-table"><thead><tr>${th('rule')}${th('households moved', true)}${th('how the change entered')}${th('examples (line: baseline → reform)')}</tr></thead><tbody>`);
     for (const c of s.root_causes) {
       const params = c.parameters.map((p) => `<br>${codeOf(p.name)}: ${esc(p.baseline ?? '(none)')} → ${esc(p.reform ?? '(none)')}`).join('');
       const examples = c.examples.map((e) => `${e.line}: ${esc(shown(e.baseline))} → ${esc(shown(e.reform))}`).join('<br>');
-      parts.push(`<tr><td>${codeOf(c.name)}<br><span class="muted">${esc(c.legal_id)}</span></td>${td(`${count(c.households)} (${percent(c.households, s.changed)})`, true)}<td>${esc(becauseText(c.because))}${params}</td>${td(c.baseline_sources.join(' · ') || '—')}${td(c.reform_sources.join(' · ') || '—')}<td>${examples}</td></tr>`);
+      parts.push(
+        `<tr><td>${codeOf(c.name)}<br><span class="muted id">${esc(c.legal_id)}</span><br><span class="cite">${esc(citationText(c.baseline_sources, c.reform_sources))}</span></td>${td(`${count(c.households)} (${percent(c.households, s.changed)})`, true)}<td>${esc(becauseText(c.because))}${params}</td><td class="n">${examples}</td></tr>`,
+      );
     }
     parts.push('</tbody></table>');
   }
@@ -134,10 +136,10 @@ function householdsSection(report: DiffReport, s: DiffSummary): string {
     for (const g of groups) parts.push(`<tr>${td(g.value)}${groupCells(g)}</tr>`);
     parts.push('</tbody></table></section>');
   }
-  const problems = [...s.failed.errors.map((e) => [String(e.line), e.side, `${e.code}: ${e.message}`]), ...s.bad_lines.lines.map((b) => [String(b.line), 'input', b.message])];
+  const problems = [...s.failed.errors.map((e) => [count(e.households), sideText(e.side), `${e.code}: ${e.message}`, linesText(e)]), ...s.bad_lines.lines.map((b) => ['1', 'the input', `not read: ${b.message}`, `line ${b.line}`])];
   if (problems.length) {
-    parts.push(`<section id="not-compared"><h2>Households not compared</h2><p>${esc(count(s.failed.both))} fail on both sides, ${esc(count(s.failed.baseline_only))} on the baseline only, ${esc(count(s.failed.reform_only))} on the reform only; ${esc(count(s.bad_lines.count))} line(s) are not households.</p><table><thead><tr>${th('line', true)}${th('side')}${th('error')}</tr></thead><tbody>`);
-    for (const [line, side, message] of problems.slice(0, 100)) parts.push(`<tr>${td(line, true)}${td(side)}${td(message)}</tr>`);
+    parts.push(`<section id="not-compared"><h2>Households that failed</h2><p>${esc(count(s.failed.both))} fail on both sides (not compared), ${esc(count(s.failed.baseline_only))} on the baseline only, ${esc(count(s.failed.reform_only))} on the reform only; ${esc(count(s.bad_lines.count))} line(s) are not households. Each is on its line of --output.</p><table><thead><tr>${th('households', true)}${th('failing on')}${th('error')}${th('lines')}</tr></thead><tbody>`);
+    for (const [n, side, message, lines] of problems.slice(0, 50)) parts.push(`<tr>${td(n, true)}${td(side)}${td(message)}${td(lines)}</tr>`);
     parts.push('</tbody></table></section>');
   }
   if (s.past_coverage) parts.push(`<p class="muted">${esc(count(s.past_coverage))} household(s) are for a period after the figures' coverage: answered on the newest figures, not authoritative for that period.</p>`);

@@ -1,6 +1,6 @@
 import type { DiffSummary, GroupSummary } from '../../compiler/diff/summary.js';
 import type { painter } from '../output.js';
-import { becauseText, count, type DiffReport, percent, rulesTotals, shown, signed, versionRows } from './report.js';
+import { becauseText, citationText, count, type DiffReport, linesText, percent, rulesTotals, shown, sideText, signed, versionRows } from './report.js';
 
 // `rules diff` on a terminal: what changed in the rules, then what it did to the households, the
 // root causes ranked by the households they moved, and the --by breakdowns.
@@ -54,7 +54,7 @@ export function householdLines(report: DiffReport, paint: Paint): string[] {
   if (!s.root_causes.length) lines.push('  none');
   for (const c of s.root_causes) {
     lines.push(`  ${paint('cyan', c.name)}  ${count(c.households)} household${c.households === 1 ? '' : 's'} (${percent(c.households, s.changed)} of those changed)  ${paint('dim', c.legal_id)}`);
-    lines.push(`      ${becauseText(c.because)}; ${[...new Set([...c.baseline_sources.slice(0, 1), ...c.reform_sources.slice(0, 1)])].join(' → ') || 'no citation'}`);
+    lines.push(`      ${becauseText(c.because)}; ${citationText(c.baseline_sources.slice(0, 1), c.reform_sources.slice(0, 1))}`);
     for (const p of c.parameters) lines.push(`      ${p.name}: ${p.baseline ?? '(none)'} → ${p.reform ?? '(none)'}`);
     lines.push(`      e.g. ${c.examples.map((e) => `line ${e.line}${e.entity !== 'household' ? ` (${e.entity})` : ''}: ${shown(e.baseline)} → ${shown(e.reform)}`).join('; ')}`);
   }
@@ -69,8 +69,8 @@ export function householdLines(report: DiffReport, paint: Paint): string[] {
   if (f.both || f.baseline_only || f.reform_only || s.bad_lines.count) lines.push('');
   if (f.baseline_only || f.reform_only) lines.push(paint('yellow', `${count(f.baseline_only)} household(s) fail on the baseline only, ${count(f.reform_only)} on the reform only (counted as changed)`));
   if (f.both) lines.push(`${count(f.both)} household(s) fail on both sides (not compared)`);
-  for (const e of f.errors.slice(0, 10)) lines.push(paint('dim', `  line ${e.line} (${e.side}): ${e.code}: ${e.message}`));
-  if (f.errors.length > 10 || f.both + f.baseline_only + f.reform_only > f.errors.length) lines.push(paint('dim', `  … every failure is on its line of --output`));
+  for (const e of f.errors.slice(0, 10)) lines.push(`  ${count(e.households)} on ${sideText(e.side)}: ${e.code}: ${e.message} ${paint('dim', `(${linesText(e)})`)}`);
+  if (f.errors.length > 10) lines.push(paint('dim', `  … and ${count(f.errors.length - 10)} other errors (each failure is on its line of --output)`));
   if (s.bad_lines.count) {
     lines.push(paint('yellow', `${count(s.bad_lines.count)} line(s) are not households (not compared)`));
     for (const b of s.bad_lines.lines.slice(0, 10)) lines.push(`  line ${b.line}: ${b.message}`);

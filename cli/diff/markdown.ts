@@ -1,5 +1,5 @@
 import type { GroupSummary } from '../../compiler/diff/summary.js';
-import { becauseText, count, type DiffReport, percent, rulesTotals, shown, signed, versionRows } from './report.js';
+import { becauseText, citationText, count, type DiffReport, linesText, percent, rulesTotals, shown, sideText, signed, versionRows } from './report.js';
 
 // `rules diff --report out.md`: GitHub-flavoured Markdown for a pull-request comment. Tables,
 // headings and fenced `diff` blocks only, no raw HTML; code and values in code spans, with the
@@ -73,12 +73,12 @@ export function markdownReport(report: DiffReport): string {
   else {
     out.push(
       ...tableOf(
-        ['rule', 'households moved', 'how', 'citation (baseline → reform)', 'examples (line: baseline → reform)'],
+        ['rule', 'households moved', 'how', 'citation', 'examples (line: baseline → reform)'],
         s.root_causes.map((c) => [
           `${code(c.name)} ${code(c.legal_id)}`,
           `${count(c.households)} (${percent(c.households, s.changed)})`,
           cell(becauseText(c.because) + c.parameters.map((p) => `; ${p.name}: ${p.baseline ?? '(none)'} → ${p.reform ?? '(none)'}`).join('')),
-          cell([...new Set([c.baseline_sources[0] ?? '(none)', c.reform_sources[0] ?? '(none)'])].join(' → ')),
+          cell(citationText(c.baseline_sources.slice(0, 1), c.reform_sources.slice(0, 1))),
           c.examples.map((e) => `${e.line}: ${code(`${shown(e.baseline)} → ${shown(e.reform)}`)}`).join(', '),
         ]),
         ['l', 'r', 'l', 'l', 'l'],
@@ -94,7 +94,7 @@ export function markdownReport(report: DiffReport): string {
   }
   if (s.failed.errors.length || s.bad_lines.lines.length) {
     out.push('### Households not compared', '');
-    out.push(...tableOf(['line', 'side', 'error'], [...s.failed.errors.slice(0, 20).map((e) => [String(e.line), e.side, cell(`${e.code}: ${e.message}`)]), ...s.bad_lines.lines.slice(0, 20).map((b) => [String(b.line), 'input', cell(b.message)])]), '');
+    out.push(...tableOf(['households', 'failing on', 'error', 'lines'], [...s.failed.errors.slice(0, 20).map((e) => [count(e.households), sideText(e.side), cell(`${e.code}: ${e.message}`), cell(linesText(e))]), ...s.bad_lines.lines.slice(0, 20).map((b) => ['1', 'the input', cell(`not read: ${b.message}`), `line ${b.line}`])], ['r', 'l', 'l', 'l']), '');
   }
   if (s.past_coverage) out.push(`> ${count(s.past_coverage)} household(s) are for a period after the figures' coverage: answered on the newest figures, not authoritative for that period.`, '');
   return out.join('\n') + '\n';

@@ -1,6 +1,6 @@
 import type { LayoutWarning } from '../../compiler/2-resolve/corpus-layout.js';
 import type { RuleChange, RulesChange } from '../../compiler/diff/rule-changes.js';
-import type { DiffSummary } from '../../compiler/diff/summary.js';
+import type { DiffSummary, ErrorGroup } from '../../compiler/diff/summary.js';
 import type { DiffRunStats } from './stream.js';
 
 // What `rules diff` reports (its --json), and the wording its three renderings share: the
@@ -86,4 +86,16 @@ export function versionRows(change: RuleChange): { when: string; before: string 
 export function becauseText(because: string[]): string {
   const words: Record<string, string> = { added: 'added rule', removed: 'removed rule', formula: 'its formula changed', parameter: 'reads a changed parameter', relation: 'reads a changed relation', input: 'an input read differently', value: 'its value differs' };
   return because.map((b) => words[b] ?? b).join('; ');
+}
+
+/** The lines a failure was seen on: the first ten, then an ellipsis. */
+export const linesText = (e: ErrorGroup): string => `line${e.lines.length > 1 ? 's' : ''} ${e.lines.join(', ')}${e.households > e.lines.length ? ', …' : ''}`;
+
+export const sideText = (side: ErrorGroup['side']): string => (side === 'both' ? 'both sides' : `the ${side} only`);
+
+/** The citations of a root cause: one when both sides cite alike, else baseline → reform. */
+export function citationText(baseline: string[], reform: string[]): string {
+  const [b, r] = [baseline.join(' · '), reform.join(' · ')];
+  if (b === r) return b || 'no citation';
+  return `${b || '(none)'} → ${r || '(none)'}`;
 }

@@ -15,7 +15,7 @@ export interface SummaryOptions {
   by: string[];
   /** Example households kept per root cause. */
   examples?: number;
-  /** Errors (and bad lines) kept by line number for the report. */
+  /** Distinct errors (and bad lines) kept for the report (default 100); each is on its line of the output. */
   errorsKept?: number;
   /** Households carry weights (--weight); otherwise each counts 1. */
   weighted?: boolean;
@@ -43,6 +43,17 @@ interface CauseState {
   examples: CauseExample[];
 }
 
+export interface ErrorGroup {
+  side: 'baseline' | 'reform' | 'both';
+  code: string;
+  message: string;
+  households: number;
+  /** The first lines that failed so (at most ten). */
+  lines: number[];
+}
+
+const LINES_PER_ERROR = 10;
+
 interface GroupState {
   households: number;
   weight: number;
@@ -69,7 +80,8 @@ export interface AccumulatorState {
   causes: Record<string, CauseState>;
   unexplained: number;
   failed: { both: number; baseline_only: number; reform_only: number };
-  errors: { line: number; side: 'baseline' | 'reform' | 'both'; code: string; message: string }[];
+  /** Failures grouped by side, code and message, with the households each failed and their first lines. */
+  errors: Record<string, ErrorGroup>;
   bad: { count: number; lines: { line: number; message: string }[] };
   past_coverage: number;
   blank_lines: number;
@@ -115,7 +127,7 @@ export class DiffAccumulator {
   private readonly totals = new Map<GroupState, Decimal>();
 
   constructor(private readonly options: SummaryOptions) {
-    this.s = { all: newGroup(), by: Object.fromEntries(options.by.map((c) => [c, {}])), outputs: {}, causes: {}, unexplained: 0, failed: { both: 0, baseline_only: 0, reform_only: 0 }, errors: [], bad: { count: 0, lines: [] }, past_coverage: 0, blank_lines: 0 };
+    this.s = { all: newGroup(), by: Object.fromEntries(options.by.map((c) => [c, {}])), outputs: {}, causes: {}, unexplained: 0, failed: { both: 0, baseline_only: 0, reform_only: 0 }, errors: {}, bad: { count: 0, lines: [] }, past_coverage: 0, blank_lines: 0 };
   }
 
   private total(g: GroupState): Decimal {
@@ -178,7 +190,7 @@ export class DiffAccumulator {
       const side = baseline && reform ? 'both' : baseline ? 'baseline' : 'reform';
       s.failed[side === 'both' ? 'both' : side === 'baseline' ? 'baseline_only' : 'reform_only']++;
       const error = (baseline ?? reform)!;
-      if (s.errors.length < (this.options.errorsKept ?? 100)) s.errors.push({ line: h.line, side, code: error.code, message: error.message });
+      this.addError({ side, code: error.code, message: error.message, households: 1, lines: [h.line] });
     }
     if (h.changed && !h.root_causes.length && !baseline && !reform) s.unexplained++;
     const seen = new Set<string>();
@@ -206,6 +218,16 @@ export class DiffAccumulator {
       for (const b of cause.because) if (!c.because.includes(b)) c.because = [...c.because, b];
       if (c.examples.length < (this.options.examples ?? 3)) c.examples.push({ line: h.line, entity: cause.entity, baseline: cause.baseline, reform: cause.reform, change: change ? change.toNumber() : null });
     }
+  }
+
+  private addError(e: ErrorGroup): void {
+    const errors = this.s.errors;
+    const key = `${e.side}\u0000${e.code}\u0000${e.message}`;
+    const group = errors[key];
+    if (group) {
+      group.households += e.households;
+      for (const line of e.lines) if (group.lines.length < LINES_PER_ERROR) group.lines.push(line);
+    } else if (Object.keys(errors).length < (this.options.errorsKept ?? 100)) errors[key] = { ...e, lines: e.lines.slice(0, LINES_PER_ERROR) };
   }
 
   /** A line that is not a household (or lacks its weight): counted and kept by number, not compared. */
@@ -267,7 +289,7 @@ export class DiffAccumulator {
     }
     s.unexplained += other.unexplained;
     for (const k of ['both', 'baseline_only', 'reform_only'] as const) s.failed[k] += other.failed[k];
-    for (const e of other.errors) if (s.errors.length < (this.options.errorsKept ?? 100)) s.errors.push(e);
+    for (const e of Object.values(other.errors)) this.addError(e);
     s.bad.count += other.bad.count;
     for (const l of other.bad.lines) if (s.bad.lines.length < (this.options.errorsKept ?? 100)) s.bad.lines.push(l);
     s.past_coverage += other.past_coverage;
@@ -295,7 +317,7 @@ export class DiffAccumulator {
       ),
       root_causes: causes.map((c) => ({ ...c, examples: byLine(c.examples), share: s.all.changed ? c.households / s.all.changed : 0 })),
       unexplained: s.unexplained,
-      failed: { ...s.failed, errors: byLine(s.errors) },
+      failed: { ...s.failed, errors: Object.values(s.errors).sort((a, b) => b.households - a.households || a.lines[0] - b.lines[0]) },
       bad_lines: { count: s.bad.count, lines: byLine(s.bad.lines) },
       past_coverage: s.past_coverage,
       blank_lines: s.blank_lines,
@@ -434,7 +456,8 @@ export interface DiffSummary extends GroupSummary {
   root_causes: (CauseState & { share: number })[];
   /** Changed households in which no root cause was found. */
   unexplained: number;
-  failed: { both: number; baseline_only: number; reform_only: number; errors: AccumulatorState['errors'] };
+  /** Households failing on both sides (not compared) or on one (a change); the failures grouped, the most frequent first. */
+  failed: { both: number; baseline_only: number; reform_only: number; errors: ErrorGroup[] };
   bad_lines: { count: number; lines: { line: number; message: string }[] };
   /** Households whose period is after a side's figures' coverage (answered on the newest figures). */
   past_coverage: number;

@@ -60,7 +60,15 @@ describe('the summary', () => {
     // 50 + 30 − 80 + 10 = 10 over 5 compared (2 each); 4 changed amounts: mean 2.5, median the
     // second of −80, 10, 30, 50 (half the weight at or below it) = 10
     expect(r).toMatchObject({ total_change: 10, mean_change: 2, mean_change_among_changed: 2.5, median_change_among_changed: 10 });
-    expect(r.failed).toEqual({ both: 1, baseline_only: 0, reform_only: 1, errors: [{ line: 6, side: 'both', code: 'runtime_error', message: 'baseline failed' }, { line: 7, side: 'reform', code: 'runtime_error', message: 'reform failed' }] });
+    expect(r.failed).toEqual({
+      both: 1,
+      baseline_only: 0,
+      reform_only: 1,
+      errors: [
+        { side: 'both', code: 'runtime_error', message: 'baseline failed', households: 1, lines: [6] },
+        { side: 'reform', code: 'runtime_error', message: 'reform failed', households: 1, lines: [7] },
+      ],
+    });
     expect(r.bad_lines).toEqual({ count: 1, lines: [{ line: 8, message: 'not a household: Unexpected token' }] });
     expect(r.outputs).toEqual({ benefit: 4, eligible: 2 });
     expect(r.by.size.map((g) => [g.value, g.households, g.changed, g.gaining, g.losing, g.total_change])).toEqual([
@@ -111,6 +119,20 @@ describe('the summary', () => {
     expect(merged.summary()).toEqual(one.summary());
     // a per-person root cause counts its household once
     expect(one.summary().root_causes.find((c) => c.name === 'a')!.households).toBe(60);
+  });
+
+  test('groups failures by side, code and message, the most frequent first', () => {
+    const s = new DiffAccumulator(options);
+    for (let k = 1; k <= 15; k++) s.add(failing(k, k % 3 ? ['baseline', 'reform'] : ['reform']));
+    expect(s.summary().failed).toEqual({
+      both: 10,
+      baseline_only: 0,
+      reform_only: 5,
+      errors: [
+        { side: 'both', code: 'runtime_error', message: 'baseline failed', households: 10, lines: [1, 2, 4, 5, 7, 8, 10, 11, 13, 14] },
+        { side: 'reform', code: 'runtime_error', message: 'reform failed', households: 5, lines: [3, 6, 9, 12, 15] },
+      ],
+    });
   });
 
   test(`--by values beyond ${MAX_GROUPS} are counted under (other)`, () => {
