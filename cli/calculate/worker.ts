@@ -3,6 +3,7 @@ import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { calculateResponse } from '../../server/calculation.js';
 import { ApiError } from '../../server/errors.js';
+import type { LineBatch } from '../line-pool.js';
 import { formatResult, householdFromLine, type LineError, type LineFormat } from './rows.js';
 
 // A `rules calculate --input` worker: loads the package once, then turns batches of input lines
@@ -18,12 +19,6 @@ export interface WorkerSetup {
   /** CSV input: the header's columns. */
   columns: string[];
   timeoutMs: number;
-}
-
-export interface Batch {
-  /** Input line number of each line. */
-  numbers: number[];
-  lines: string[];
 }
 
 export interface BatchResult {
@@ -50,7 +45,7 @@ function run(line: string) {
   }
 }
 
-export default function calculateBatch(batch: Batch): BatchResult {
+export default function calculateBatch(batch: LineBatch): BatchResult {
   let text = '';
   let ok = 0;
   const errors: BatchResult['errors'] = [];

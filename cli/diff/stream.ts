@@ -1,25 +1,19 @@
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
-import { Piscina } from 'piscina';
 import type { DiffPlan } from '../../compiler/diff/plan.js';
 import type { DiffSummary } from '../../compiler/diff/summary.js';
 import { newSummary } from '../../lib/diff.js';
-import { checkHeader, openInput, progressBar, readCsvHeader } from '../calculate/stream.js';
+import { checkHeader, openInput, progressBar } from '../calculate/stream.js';
 import { formatOf } from '../calculate/rows.js';
 import { UsageError } from '../exit-codes.js';
-import { isOsError, osReason, requireFolder } from '../os-errors.js';
+import { LineSink, runLinePool } from '../line-pool.js';
+import { requireFolder } from '../os-errors.js';
 import { ProgressLine } from '../output.js';
 import { diffCsvHeader } from './lines.js';
-import type { DiffBatch, DiffBatchResult, DiffWorkerSetup } from './worker.js';
+import type { DiffBatchResult, DiffWorkerSetup } from './worker.js';
 
 // `rules diff --input`: households read as `rules calculate --input` reads them (its line reader
-// and CSV header), compared through a pool of worker threads in batches, each batch's summary
-// added to the run's and its lines written in input order. A few batches per worker are in
-// flight at most, so memory stays flat however long the input is.
-
-const BATCH_LINES = 256;
+// and CSV header), compared through the same pool of worker threads in batches (../line-pool.ts),
+// each batch's summary added to the run's and its lines written in input order, in constant memory.
 
 export interface DiffStreamOptions {
   input: string;
@@ -47,30 +41,11 @@ function checkDiffColumns(plan: DiffPlan, columns: string[], input: string): voi
 export async function streamDiff(plan: DiffPlan, setup: Omit<DiffWorkerSetup, 'input' | 'columns' | 'output'>, options: DiffStreamOptions): Promise<{ summary: DiffSummary; stats: DiffRunStats }> {
   const outputFormat = options.output ? formatOf(options.output) : null;
   if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
-  const { format, lines, share } = openInput(options.input);
-  let columns: string[] = [];
-  let lineNumber = 0;
-  if (format === 'csv') {
-    columns = await readCsvHeader(lines, options.input);
-    lineNumber++;
-    checkDiffColumns(plan, columns, options.input);
-  }
+  const { format, lines, share, columns, linesBefore } = await openInput(options.input);
+  if (format === 'csv') checkDiffColumns(plan, columns, options.input);
 
-  const out: Writable | undefined = options.output ? createWriteStream(options.output) : undefined;
-  const failed = (err: unknown) => new UsageError(`--output ${options.output}: ${isOsError(err) ? osReason(err) : String(err)}`);
-  let outFailure: Error | undefined;
-  out?.on('error', (err) => (outFailure ??= failed(err)));
-  const write = async (text: string) => {
-    if (!out || !text) return;
-    try {
-      if (!out.write(text)) await once(out, 'drain');
-    } catch (err) {
-      throw failed(err);
-    }
-  };
-
+  const sink = outputFormat ? new LineSink(options.output, process.stdout) : undefined;
   const workerSetup: DiffWorkerSetup = { ...setup, input: format, columns, output: outputFormat };
-  const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, workerData: workerSetup, minThreads: options.workers, maxThreads: options.workers, idleTimeout: 1000 });
   const summary = newSummary(plan);
   const progress = new ProgressLine();
   const started = performance.now();
@@ -80,47 +55,26 @@ export async function streamDiff(plan: DiffPlan, setup: Omit<DiffWorkerSetup, 'i
     const rate = Math.round(done / Math.max(0.001, (performance.now() - started) / 1000));
     progress.update(`${progressBar(share())}${done.toLocaleString('en-US')} households compared, ${changed.toLocaleString('en-US')} changed, ${rate.toLocaleString('en-US')}/s`);
   };
-
-  const inFlight: { size: number; result: Promise<DiffBatchResult> }[] = [];
-  const drainOne = async () => {
-    const { size, result } = inFlight.shift()!;
-    const batch = await result;
-    if (outFailure) throw outFailure;
-    summary.merge(batch.state);
-    done += size;
-    changed += batch.state.all.changed;
-    await write(batch.text);
-    show();
-  };
   try {
-    if (outputFormat === 'csv') await write(diffCsvHeader(plan) + '\n');
-    let batch: DiffBatch = { numbers: [], lines: [] };
-    const submit = async () => {
-      inFlight.push({ size: batch.lines.length, result: pool.run(batch) as Promise<DiffBatchResult> });
-      batch = { numbers: [], lines: [] };
-      if (inFlight.length >= options.workers * 4) await drainOne();
-    };
-    for await (const line of lines) {
-      lineNumber++;
-      if (line.trim() === '') {
-        summary.addBlankLine();
-        continue;
-      }
-      batch.numbers.push(lineNumber);
-      batch.lines.push(line);
-      if (batch.lines.length === BATCH_LINES) await submit();
-    }
-    if (batch.lines.length) await submit();
-    while (inFlight.length) await drainOne();
-    if (out) {
-      out.end();
-      await once(out, 'finish').catch((err) => {
-        throw failed(err);
-      });
-    }
+    if (outputFormat === 'csv') await sink!.write(diffCsvHeader(plan) + '\n');
+    await runLinePool<DiffBatchResult>({
+      lines,
+      linesBefore,
+      worker: new URL('./worker.js', import.meta.url),
+      workerData: workerSetup,
+      workers: options.workers,
+      onBlankLine: () => summary.addBlankLine(),
+      onResult: async (result, batch) => {
+        summary.merge(result.state);
+        done += batch.lines.length;
+        changed += result.state.all.changed;
+        await sink?.write(result.text);
+        show();
+      },
+    });
+    await sink?.close();
   } finally {
     progress.clear();
-    await pool.destroy();
   }
   const duration = Math.round(performance.now() - started);
   const result = summary.summary();
