@@ -54,9 +54,9 @@ export interface ErrorGroup {
 
 const LINES_PER_ERROR = 10;
 
-interface GroupState {
+/** Households read (lines that are households), compared (calculated on both sides), changed, … */
+interface Counts {
   households: number;
-  weight: number;
   compared: number;
   changed: number;
   unchanged: number;
@@ -64,6 +64,10 @@ interface GroupState {
   losing: number;
   newly_eligible: number;
   newly_ineligible: number;
+}
+
+interface GroupState extends Counts {
+  weight: number;
   w: { compared: number; changed: number; gaining: number; losing: number; newly_eligible: number; newly_ineligible: number };
   /** Σ weight × change, exact. */
   total: string;
@@ -395,9 +399,10 @@ function quantile(g: GroupState, order: number[], share: number): number {
 }
 
 /**
- * The changes of the households whose amount changed, in up to 20 bins of a round width. When a
- * few outliers would stretch the bins over a mostly empty range, the bins cover the 1st to 99th
- * percentile and the rest fall in an open bin at either end.
+ * The changes of the households whose amount changed, in bins of a round width: about as many as
+ * Sturges' rule gives (log2 n + 1, at most 20), never narrower than a whole unit when every change
+ * is whole. When a few outliers would stretch the bins over a mostly empty range, the bins cover
+ * the 1st to 99th percentile and the rest fall in an open bin at either end.
  */
 function histogram(g: GroupState): HistogramBin[] {
   if (!g.n) return [];
@@ -406,7 +411,9 @@ function histogram(g: GroupState): HistogramBin[] {
   if (min === max) return [{ from: min, to: max, households: g.n, weight: sumOf(g.weights, g.n) }];
   let [low, high] = [quantile(g, order, 0.01), quantile(g, order, 0.99)];
   if (high <= low || max - min <= 4 * (high - low)) [low, high] = [min, max];
-  const width = niceWidth(high - low, 20);
+  let whole = true;
+  for (let i = 0; i < g.n && whole; i++) whole = Number.isInteger(g.changes[i]);
+  const width = Math.max(whole ? 1 : 0, niceWidth(high - low, Math.min(20, Math.ceil(Math.log2(g.n)) + 1)));
   const start = Math.floor(low / width) * width;
   const count = Math.max(1, Math.ceil((high - start) / width + 1e-9));
   const end = start + count * width;
@@ -422,16 +429,7 @@ function histogram(g: GroupState): HistogramBin[] {
   return [...(under.households ? [under] : []), ...bins, ...(over.households ? [over] : [])];
 }
 
-export interface GroupSummary {
-  /** Households read (lines that are households), compared (calculated on both sides), changed, … */
-  households: number;
-  compared: number;
-  changed: number;
-  unchanged: number;
-  gaining: number;
-  losing: number;
-  newly_eligible: number;
-  newly_ineligible: number;
+export interface GroupSummary extends Counts {
   /** Σ weights of the households, and of each count (equal to the counts without --weight). */
   weight: number;
   weighted_counts: GroupState['w'];
