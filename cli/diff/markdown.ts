@@ -5,6 +5,10 @@ import { becauseText, citationText, count, type DiffReport, linesText, percent, 
 // headings and fenced `diff` blocks only, no raw HTML; code and values in code spans, with the
 // characters that would break a table cell or start a tag escaped.
 
+/** A comment has a size limit (GitHub's is 65,536 characters): long lists are cut, saying so. */
+const DIFF_BLOCKS = 30;
+const TABLE_ROWS = 50;
+
 /** Text in a table cell: pipes escaped, angle brackets as entities, one line. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\s*\n\s*/g, ' ');
 /** A code span in a table cell (GitHub still needs the pipes escaped inside it). */
@@ -28,11 +32,12 @@ export function markdownReport(report: DiffReport): string {
   const r = report.rules;
   out.push(`### What changed in the rules: ${cell(rulesTotals(r))}`, '');
   if (r.rules.length) {
-    out.push(...tableOf(['', 'rule', 'kind', 'what changed', 'legal id'], r.rules.map((c) => [c.change === 'added' ? '➕' : c.change === 'removed' ? '➖' : '✏️', code(c.name), c.kind, c.change === 'changed' ? c.aspects.join(', ') : c.change, code(c.legal_id)])), '');
-    for (const c of r.rules) {
+    out.push(...tableOf(['', 'rule', 'kind', 'what changed', 'legal id'], r.rules.slice(0, 2 * TABLE_ROWS).map((c) => [c.change === 'added' ? '➕' : c.change === 'removed' ? '➖' : '✏️', code(c.name), c.kind, c.change === 'changed' ? c.aspects.join(', ') : c.change, code(c.legal_id)])), '');
+    if (r.rules.length > 2 * TABLE_ROWS) out.push(`> … and ${count(r.rules.length - 2 * TABLE_ROWS)} more (\`rules diff --json\` has them all).`, '');
+    const shown = r.rules.filter((c) => versionRows(c).length || c.aspects.includes('citation'));
+    for (const c of shown.slice(0, DIFF_BLOCKS)) {
       const rows = versionRows(c);
       const citations = c.aspects.includes('citation');
-      if (!rows.length && !citations) continue;
       out.push('```diff', `# ${c.name} (${c.legal_id})`);
       for (const row of rows) {
         out.push(`@@ ${row.when} @@`);
@@ -42,6 +47,7 @@ export function markdownReport(report: DiffReport): string {
       if (citations) out.push('@@ citation @@', `- ${c.baseline?.sources.join('; ')}`, `+ ${c.reform?.sources.join('; ')}`);
       out.push('```', '');
     }
+    if (shown.length > DIFF_BLOCKS) out.push(`> … and the texts of ${shown.length - DIFF_BLOCKS} more rules (\`rules diff --json\` has them all).`, '');
   }
   if (r.inputs.length) {
     out.push(...tableOf(['', 'input', 'entity', 'what changed', 'legal id'], r.inputs.map((i) => [i.change === 'added' ? '➕' : i.change === 'removed' ? '➖' : '✏️', code(i.name), i.entity, i.change === 'changed' ? i.aspects.join(', ') : i.change, code(i.legal_id)])), '');
@@ -74,7 +80,7 @@ export function markdownReport(report: DiffReport): string {
     out.push(
       ...tableOf(
         ['rule', 'households moved', 'how', 'citation', 'examples (line: baseline → reform)'],
-        s.root_causes.map((c) => [
+        s.root_causes.slice(0, TABLE_ROWS).map((c) => [
           `${code(c.name)} ${code(c.legal_id)}`,
           `${count(c.households)} (${percent(c.households, s.changed)})`,
           cell(becauseText(c.because) + c.parameters.map((p) => `; ${p.name}: ${p.baseline ?? '(none)'} → ${p.reform ?? '(none)'}`).join('')),
@@ -86,11 +92,13 @@ export function markdownReport(report: DiffReport): string {
       '',
     );
   }
+  if (s.root_causes.length > TABLE_ROWS) out.push(`> … and ${count(s.root_causes.length - TABLE_ROWS)} more root causes (\`rules diff --json\` has them all).`, '');
   if (s.unexplained) out.push(`> ${count(s.unexplained)} changed household(s) with no root cause found.`, '');
 
   for (const [column, groups] of Object.entries(s.by)) {
     out.push(`### By ${code(column)}`, '');
-    out.push(...tableOf([cell(column), ...GROUP_HEADER], groups.map((g) => [cell(g.value), ...groupCells(g)]), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']), '');
+    out.push(...tableOf([cell(column), ...GROUP_HEADER], groups.slice(0, TABLE_ROWS).map((g) => [cell(g.value), ...groupCells(g)]), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']), '');
+    if (groups.length > TABLE_ROWS) out.push(`> … and ${count(groups.length - TABLE_ROWS)} more values of ${code(column)} (\`rules diff --json\` has them all).`, '');
   }
   if (s.failed.errors.length || s.bad_lines.lines.length) {
     out.push('### Households not compared', '');

@@ -49,7 +49,7 @@ export async function loadSide(spec: string | undefined, program: string, flag: 
   if (spec === undefined) return compiledSide(options.roots, program, flag, 'the roots as they are now', options, true);
   if (spec.startsWith('git:')) {
     const rev = spec.slice(4);
-    if (!rev) throw new UsageError(`${flag} git:: name a revision (git:HEAD~1, git:origin/main, git:<commit>)`);
+    if (!rev || rev.startsWith('-')) throw new UsageError(`${flag} ${spec}: name a revision (git:HEAD~1, git:origin/main, git:<commit>)`);
     const roots = await Promise.all(options.roots.map((root) => rootAtRevision(root, rev, flag)));
     return compiledSide(roots.map((r) => r.root), program, flag, `${spec} (${roots[0].commit.slice(0, 12)})`, options, false, `git:${roots.map((r) => r.commit).join(',')}`);
   }

@@ -36,6 +36,7 @@ function checkDiffColumns(plan: DiffPlan, columns: string[], input: string): voi
   const names = [...new Set(sides.flatMap((l) => l.entity(l.pkg.main_entity)?.inputs.map((i) => i.name) ?? []))];
   checkHeader(columns, input, (c) => tags.has(c) || isInput(c), `not an input of the ${plan.base.loaded.pkg.main_entity} on either side, nor --weight or --by (period, ${names.join(', ')})`);
   if (plan.weight && !columns.includes(plan.weight)) throw new UsageError(`${input}: no column \`${plan.weight}\` for --weight`);
+  for (const by of plan.by) if (!columns.includes(by) && !(by in plan.byInputs)) throw new UsageError(`${input}: no column \`${by}\` for --by, and it is not an input of the ${plan.base.loaded.pkg.main_entity}`);
 }
 
 export async function streamDiff(plan: DiffPlan, setup: Omit<DiffWorkerSetup, 'input' | 'columns' | 'output'>, options: DiffStreamOptions): Promise<{ summary: DiffSummary; stats: DiffRunStats }> {

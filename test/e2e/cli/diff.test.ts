@@ -270,10 +270,18 @@ describe('rules diff: usage errors exit 2 with one line', () => {
     [['diff', 'us-co/co-snap', '--root', path.join(repo, 'rulespec'), '--baseline', 'git:no-such-rev'], /--baseline git:no-such-rev: no such revision/],
     [['diff', 'us-co/co-snap', '--root', root, '--baseline', 'git:HEAD'], /is not in a git repository/],
     [['diff', 'us-co/co-snap', '--root', root, '--bogus'], /unknown option '--bogus'/],
+    [['diff', 'us-co/co-snap', '--root', root, '--baseline', 'git:--output=x'], /--baseline git:--output=x: name a revision/],
   ])('%j', async (args, message) => {
     const res = await rules(args as string[]);
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(message);
+  }, 60_000);
+
+  it('a --by that is neither a CSV column nor an input', async () => {
+    const input = file('no-by.csv', 'household_size\n2\n');
+    const res = await rules(['diff', 'us-co/co-snap', '--root', root, '--input', input, '--by', 'county']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/no column `county` for --by, and it is not an input of the Household/);
   }, 60_000);
 
   it('a CSV column that is neither an input, the weight nor a --by column', async () => {
