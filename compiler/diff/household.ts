@@ -101,6 +101,7 @@ function numberOf(v: unknown): Decimal | undefined {
 
 /** reform − baseline: for numbers, or per key for per-entity outputs of numbers. */
 export function difference(baseline: unknown, reform: unknown): unknown {
+  if (typeof baseline === 'number' && baseline === reform) return 0; // the usual case, without decimals
   const [b, r] = [numberOf(baseline), numberOf(reform)];
   if (b && r) return toJson(r.minus(b));
   if (baseline && reform && typeof baseline === 'object' && typeof reform === 'object') {

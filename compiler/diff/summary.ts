@@ -1,4 +1,4 @@
-import { Decimal, toJson } from '../values.js';
+import { Decimal, toJson, ZERO } from '../values.js';
 import type { HouseholdDiff, RootCause } from './household.js';
 
 // The summary a reviewer reads, accumulated household by household in constant memory except
@@ -178,7 +178,7 @@ export class DiffAccumulator {
     const { amount, eligibility } = this.options;
     const amountDiff = amount ? h.outputs[amount] : undefined;
     const d = amountDiff?.difference;
-    const change = typeof d === 'number' || typeof d === 'string' ? new Decimal(d) : null;
+    const change = d === 0 ? ZERO : typeof d === 'number' || typeof d === 'string' ? new Decimal(d) : null;
     const e = eligibility ? h.outputs[eligibility] : undefined;
     const flip = !e ? 0 : e.baseline !== true && e.reform === true ? 1 : e.baseline === true && e.reform !== true ? -1 : 0;
     this.addToGroup(s.all, h, weight, change, flip);

@@ -127,6 +127,15 @@ describe('root causes', () => {
     expect(causeIds(set, 100)).toEqual([`${DEMO}#demo_benefit`]);
   });
 
+  test('a parameter asked for as an output is its own root cause', () => {
+    const plan = planDiff(base, base, { set: [`${DEMO}#demo_standard_amount=120`], variables: ['demo_standard_amount', 'demo_benefit'] });
+    const c = new HouseholdComparer(plan.base, plan.reform, plan.variables, 10_000, errorOf);
+    const h = c.compare(household(300), 1);
+    // income 300: the benefit stays 0 (a reduction of 150 exceeds either amount); the parameter moves
+    expect(h.outputs).toEqual({ demo_standard_amount: { baseline: 100, reform: 120, difference: 20, changed: true }, demo_benefit: { baseline: 0, reform: 0, difference: 0, changed: false } });
+    expect(h.root_causes).toMatchObject([{ legal_id: `${DEMO}#demo_standard_amount`, kind: 'parameter', baseline: 100, reform: 120, because: ['parameter'] }]);
+  });
+
   test('one side failing where the other calculates is a change; failing alike is not', () => {
     // the reform's formula divides by the earned income: zero income fails there only
     const c = comparer(base, demoSide(DEMO_MODULE.replace('demo_countable_income / 2', 'demo_countable_income / demo_earned_income')));
