@@ -277,7 +277,7 @@ export class HouseholdComparer {
     const bp = base.prepared!;
     const rp = reform.prepared!;
     const [bev, rev] = [base.evaluation!, reform.evaluation!];
-    const day = bp.period.start;
+    const day = rp.period.start;
     const values = new Map<string, [unknown, unknown]>();
 
     /** A rule's value on one side for an entity: computed now if the other side computed it; ABSENT where the side has no such rule. */
@@ -307,7 +307,8 @@ export class HouseholdComparer {
       else {
         let b = valueOn(this.base, bev, id, entity, false);
         let r = valueOn(this.reform, rev, id, entity, false);
-        if (b === undefined && r === undefined) result = undefined;
+        // computed on neither side (a side without the rule computes nothing): it did not contribute
+        if ((b === undefined || b === ABSENT) && (r === undefined || r === ABSENT)) result = undefined;
         else {
           if (b === undefined) b = valueOn(this.base, bev, id, entity, true);
           if (r === undefined) r = valueOn(this.reform, rev, id, entity, true);
@@ -369,7 +370,7 @@ export class HouseholdComparer {
       const relations = new Set<string>();
       for (const [side, index] of sides) {
         if (index === undefined) continue;
-        const reads = this.reads(side, side.exec.rules[index], day);
+        const reads = this.reads(side, side.exec.rules[index], (side === this.base ? bp : rp).period.start);
         if (!reads) continue;
         for (const d of reads.rules) {
           const dep = side.exec.rules[d];

@@ -84,6 +84,26 @@ describe('root causes', () => {
     expect(h.root_causes).toMatchObject([{ legal_id: `${DEMO}#demo_earnings_disregard`, baseline: null, reform: 20, because: ['added'], baseline_sources: [], reform_sources: ['Demo Act 1(c)'] }]);
   });
 
+  test('an added rule the household never reaches is no cause of its change', () => {
+    // the reduction becomes a third of countable income up to earnings of 1,000 (above that, half
+    // plus a new fee): income 100 reduces by 33.33…, not 50, and never evaluates the fee
+    const reform = DEMO_MODULE.replace('formula: demo_countable_income / 2', "formula: 'if demo_earned_income > 1000: demo_countable_income / 2 + demo_new_fee else: demo_countable_income / 3'").replace(
+      '  - name: demo_benefit',
+      `  - name: demo_new_fee
+    kind: derived
+    entity: Household
+    dtype: Money
+    unit: USD
+    versions:
+      - effective_from: '2025-01-01'
+        formula: '5'
+  - name: demo_benefit`,
+    );
+    const h = comparer(base, demoSide(reform)).compare(household(100), 1);
+    expect(h.changed).toBe(true);
+    expect(h.root_causes.map((c) => [c.name, c.because])).toEqual([['demo_reduction', ['formula']]]);
+  });
+
   test('a removed input: the formula that read it, and the household keeps calculating on both sides', () => {
     // work expenses no longer count: income 100 with expenses 40 counts 100 instead of 60,
     // reduces by 50 instead of 30, the benefit 70 → 50
