@@ -2,14 +2,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ParseCache } from '../../compiler/1-parse/parse-cache.js';
 import { defaultProgramsDirs, type LayoutWarning } from '../../compiler/2-resolve/corpus-layout.js';
 import type { ProgramGraph } from '../../compiler/4-package/package-types.js';
 import { readManifest } from '../../compiler/5-emit/manifest.js';
 import type { DiffSide } from '../../compiler/diff/program-side.js';
 import { PROGRAMS_FOLDER } from '../../compiler/names.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
-import { Workspace } from '../../compiler/workspace.js';
 import { listPrograms, loadPackage, PackageLoadError } from '../../lib/load.js';
 import { UsageError } from '../exit-codes.js';
 import { requireFolder } from '../os-errors.js';
@@ -82,8 +80,10 @@ function compiledOutputSide(dir: string, program: string, flag: string): LoadedS
  * import closures) are compiled; a program that is a composition module elsewhere is found by
  * compiling the whole tree.
  */
-function compiledSide(roots: string[], program: string, flag: string, label: string, options: SpecOptions, cache: boolean, key = `roots:${roots.map((r) => path.resolve(r)).join(',')}`): LoadedSide {
-  for (const root of roots) requireFolder(root, flag === '--baseline' || flag === '--reform' ? `${flag} root` : flag);
+async function compiledSide(roots: string[], program: string, flag: string, label: string, options: SpecOptions, cache: boolean, key = `roots:${roots.map((r) => path.resolve(r)).join(',')}`): Promise<LoadedSide> {
+  for (const root of roots) requireFolder(root, `${flag} root`);
+  // the compiler only when a side is compiled (a compiled output needs none of it)
+  const [{ Workspace }, { ParseCache }] = await Promise.all([import('../../compiler/workspace.js'), import('../../compiler/1-parse/parse-cache.js')]);
   const jurisdiction = program.split('/')[0];
   const parseCache = cache && options.parseCacheDir ? new ParseCache(options.parseCacheDir) : undefined;
   const narrowed = roots.map((r) => path.resolve(r, PROGRAMS_FOLDER, jurisdiction)).filter((d) => existsSync(d));
