@@ -19,6 +19,7 @@ const lowered = new WeakMap<Executable, CompiledProgram>();
  * Values another evaluation of the same household computed, standing in for this one's where a
  * rule's whole dependency closure is the same in both programs (`rules diff`: the reform reuses
  * the baseline's unchanged rules). `from[i]` is the other program's index of rule i, or -1.
+ * Values taken from the seed are not in this evaluation's trace: the other one computed them.
  */
 export interface Seed {
   evaluation: CompiledEvaluation;
