@@ -3,6 +3,8 @@
 // zero and large amounts, flipped conditions, every listed text value), one to six people, and a
 // few periods (the default, another covered month, one past the figures' coverage).
 // Used by the engines' differential test and the benchmarks.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 
 import { isAgeInput, valueKind } from '../dist/compiler/dtypes.js';
 
@@ -92,4 +94,16 @@ export function generateHouseholds(pkg, count, seed = 1) {
     out.push({ period: periods[Math.floor(rand() * periods.length)], entities });
   }
   return out;
+}
+
+/** Write `count` households for `pkg` to `file` as JSON Lines, in chunks (seeds 1, 2, … per 10,000), in constant memory. */
+export async function writeHouseholds(pkg, count, file) {
+  const CHUNK = 10_000;
+  const out = createWriteStream(file);
+  for (let done = 0; done < count; done += CHUNK) {
+    const text = generateHouseholds(pkg, Math.min(CHUNK, count - done), 1 + done / CHUNK).map((h) => JSON.stringify(h)).join('\n') + '\n';
+    if (!out.write(text)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
 }

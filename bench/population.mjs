@@ -4,18 +4,16 @@
 // households per second and the process's peak RSS (worker threads included).
 // Writes bench/results/population.json.
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { once } from 'node:events';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from '../dist/lib/index.js';
-import { generateHouseholds } from './households.mjs';
+import { writeHouseholds } from './households.mjs';
 import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const HOUSEHOLDS = Number(process.env.BENCH_HOUSEHOLDS ?? 1_000_000);
-const CHUNK = 10_000;
 const work = mkdtempSync(path.join(tmpdir(), 'rules-population-'));
 const cli = (args) => execFileSync(process.execPath, [`${project}bin/rules.js`, ...args], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }).toString();
 
@@ -24,13 +22,7 @@ try {
   cli(['compile', '--out', compiled]);
   const pkg = compile().packages.find((p) => p.jurisdiction === 'us-co' && p.program_id === 'co-snap');
   const input = path.join(work, 'households.jsonl');
-  const file = createWriteStream(input);
-  for (let done = 0; done < HOUSEHOLDS; done += CHUNK) {
-    const text = generateHouseholds(pkg, Math.min(CHUNK, HOUSEHOLDS - done), 1 + done / CHUNK).map((h) => JSON.stringify(h)).join('\n') + '\n';
-    if (!file.write(text)) await once(file, 'drain');
-  }
-  file.end();
-  await once(file, 'finish');
+  await writeHouseholds(pkg, HOUSEHOLDS, input);
   const inputBytes = statSync(input).size;
   console.log(`generated ${HOUSEHOLDS.toLocaleString('en-US')} households (${Math.round(inputBytes / 1048576)} MiB of JSON Lines)`);
 

@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   test: async () => (await import('./commands/test.js')).registerTest,
   compile: async () => (await import('./commands/compile.js')).registerCompile,
   calculate: async () => (await import('./commands/calculate.js')).registerCalculate,
+  diff: async () => (await import('./commands/diff.js')).registerDiff,
   serve: async () => (await import('./commands/serve.js')).registerServe,
   parity: async () => (await import('./commands/parity.js')).registerParity,
   validate: async () => (await import('./commands/validate.js')).registerValidate,

@@ -78,6 +78,14 @@ function numberOf(cell: string): number | undefined {
   return Number.isFinite(n) && new Decimal(cell).eq(n) ? n : undefined;
 }
 
+/** One input line as a household object: a JSON object, or a CSV row under the header's columns. */
+export function householdFromLine(format: LineFormat, columns: string[], line: string): Record<string, unknown> {
+  if (format === 'csv') return householdFromCsv(columns, parseCsvLine(line));
+  const value = JSON.parse(line) as unknown;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be a JSON object (a household)');
+  return value as Record<string, unknown>;
+}
+
 export interface LineError {
   code: string;
   message: string;

@@ -1,20 +1,16 @@
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { once } from 'node:events';
+import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
-import { Piscina } from 'piscina';
-import type { Writable } from 'node:stream';
 import type { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
+import { LineSink, runLinePool } from '../line-pool.js';
 import { formatDuration, ProgressLine } from '../output.js';
 import { UsageError } from '../exit-codes.js';
-import { isOsError, osReason, requireFolder } from '../os-errors.js';
+import { requireFolder } from '../os-errors.js';
 import { csvHeader, formatOf, type LineFormat, parseCsvLine } from './rows.js';
-import type { Batch, BatchResult, WorkerSetup } from './worker.js';
+import type { BatchResult, WorkerSetup } from './worker.js';
 
-// `rules calculate --input`: households streamed through a pool of worker threads in batches,
-// results written in input order. At most a few batches per worker are in flight, so memory
-// stays constant however long the input is.
+// `rules calculate --input`: households streamed through a pool of worker threads in batches
+// (../line-pool.ts), results written in input order, in constant memory.
 
-const BATCH_LINES = 256;
 /** Errors kept for the summary (every error is also in the output, on its line). */
 const ERRORS_KEPT = 100;
 /** Errors the readable summary lists. */
@@ -60,18 +56,16 @@ async function* linesOf(stream: AsyncIterable<string>, onBytes: (n: number) => v
   if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
 }
 
-async function write(out: Writable, text: string): Promise<void> {
-  if (!out.write(text)) await once(out, 'drain');
-}
-
 /** CSV input: the header's columns must be `period` or inputs of the package's main entity. */
 function checkColumns(loaded: LoadedPackage, columns: string[], input: string): void {
   const main = loaded.pkg.main_entity;
-  const unknown = columns.filter((c) => c !== 'period' && !loaded.resolveInput(main, c));
-  if (unknown.length) {
-    const known = loaded.entity(main)?.inputs.map((i) => i.name).join(', ');
-    throw new UsageError(`${input}: column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `\`${c}\``).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not an input of the ${main} (period, ${known})`);
-  }
+  checkHeader(columns, input, (c) => c === 'period' || Boolean(loaded.resolveInput(main, c)), `not an input of the ${main} (period, ${loaded.entity(main)?.inputs.map((i) => i.name).join(', ')})`);
+}
+
+/** A CSV header: every column known (`isKnown`; `unknown` says what the others are not), none twice. */
+export function checkHeader(columns: string[], input: string, isKnown: (column: string) => boolean, unknownReason: string): void {
+  const unknown = columns.filter((c) => !isKnown(c));
+  if (unknown.length) throw new UsageError(`${input}: column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `\`${c}\``).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} ${unknownReason}`);
   const seen = new Set<string>();
   for (const c of columns) {
     if (seen.has(c)) throw new UsageError(`${input}: column \`${c}\` appears twice in the header`);
@@ -79,96 +73,69 @@ function checkColumns(loaded: LoadedPackage, columns: string[], input: string): 
   }
 }
 
+/**
+ * The households of `--input` (a file or stdin) as lines, with how much of a file is read so far;
+ * a CSV input's header is read first (its columns; `linesBefore` counts it).
+ */
+export async function openInput(input: string): Promise<{ format: LineFormat; lines: AsyncGenerator<string>; share: () => number | undefined; columns: string[]; linesBefore: number }> {
+  const totalBytes = input === '-' ? undefined : statSync(input).size;
+  const source = input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(input, { encoding: 'utf8' });
+  let bytes = 0;
+  const format: LineFormat = input === '-' ? 'jsonl' : formatOf(input);
+  const lines = linesOf(source, (n) => (bytes += n));
+  const share = () => (totalBytes ? Math.min(1, bytes / totalBytes) : undefined);
+  if (format !== 'csv') return { format, lines, share, columns: [], linesBefore: 0 };
+  const header = await lines.next();
+  if (header.done) throw new UsageError(`${input}: empty; a CSV input starts with a header of input names`);
+  try {
+    return { format, lines, share, columns: parseCsvLine(header.value).map((c) => c.trim()), linesBefore: 1 };
+  } catch (err) {
+    throw new UsageError(`${input}: line 1 (the header): ${(err as Error).message}`);
+  }
+}
+
+/** A progress bar of the share of the input read, when it is known. */
+export const progressBar = (share: number | undefined): string => (share === undefined ? '' : `[${'#'.repeat(Math.round(share * 20)).padEnd(20, '.')}] ${Math.round(share * 100)}% `);
+
 export async function streamHouseholds(loaded: LoadedPackage, options: StreamOptions): Promise<StreamSummary> {
-  const inputFormat: LineFormat = options.input === '-' ? 'jsonl' : formatOf(options.input);
   const outputFormat: LineFormat = options.output ? formatOf(options.output) : 'jsonl';
   if (outputFormat === 'csv' && options.trace) throw new UsageError('--trace needs JSON Lines output (a trace does not fit in a CSV row)');
   if (outputFormat === 'csv' && options.explain) throw new UsageError('--explain needs JSON Lines output (an explanation does not fit in a CSV row)');
   if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
-  const totalBytes = options.input === '-' ? undefined : statSync(options.input).size;
-  const source = options.input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(options.input, { encoding: 'utf8' });
-  let bytes = 0;
-  const lines = linesOf(source, (n) => (bytes += n));
+  const { format: inputFormat, lines, share, columns, linesBefore } = await openInput(options.input);
+  if (inputFormat === 'csv') checkColumns(loaded, columns, options.input);
 
-  let columns: string[] = [];
-  let lineNumber = 0;
-  if (inputFormat === 'csv') {
-    const header = await lines.next();
-    lineNumber++;
-    if (header.done) throw new UsageError(`${options.input}: empty; a CSV input starts with a header of input names`);
-    try {
-      columns = parseCsvLine(header.value).map((c) => c.trim());
-    } catch (err) {
-      throw new UsageError(`${options.input}: line 1 (the header): ${(err as Error).message}`);
-    }
-    checkColumns(loaded, columns, options.input);
-  }
-
-  const out: Writable = options.output ? createWriteStream(options.output) : process.stdout;
-  // a write error (disk full, closed pipe) is kept and raised at the next batch; `once` rejects on it while waiting
-  const failed = (err: unknown) => new UsageError(`--output ${options.output ?? 'stdout'}: ${isOsError(err) ? osReason(err) : String(err)}`);
-  let outFailure: Error | undefined;
-  out.on('error', (err) => (outFailure ??= failed(err)));
-  const written = async (text: string) => {
-    try {
-      await write(out, text);
-    } catch (err) {
-      throw failed(err);
-    }
-  };
+  const sink = new LineSink(options.output, process.stdout);
   const setup: WorkerSetup = { pkg: loaded.pkg, variables: options.variables, trace: options.trace, explain: options.explain, assumptions: options.assumptions, input: inputFormat, output: outputFormat, columns, timeoutMs: options.timeoutMs };
-  const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, workerData: setup, minThreads: options.workers, maxThreads: options.workers, idleTimeout: 1000 });
   const summary: StreamSummary = { input: options.input, output: options.output ?? '-', households: 0, ok: 0, failed: 0, blank_lines: 0, errors: [], duration_ms: 0, households_per_s: 0, workers: options.workers, peak_rss_mb: 0 };
   const progress = new ProgressLine();
   const started = performance.now();
   const show = (force = false) => {
     const done = summary.ok + summary.failed; // calculated and written, not just read
     const rate = Math.round(done / Math.max(0.001, (performance.now() - started) / 1000));
-    const share = totalBytes ? Math.min(1, bytes / totalBytes) : undefined; // of the input read
-    const bar = share === undefined ? '' : `[${'#'.repeat(Math.round(share * 20)).padEnd(20, '.')}] ${Math.round(share * 100)}% `;
-    progress.update(`${bar}${done.toLocaleString('en-US')} households, ${summary.failed.toLocaleString('en-US')} failed, ${rate.toLocaleString('en-US')}/s`, force);
-  };
-
-  const inFlight: Promise<BatchResult>[] = [];
-  const drainOne = async () => {
-    const result = await inFlight.shift()!;
-    if (outFailure) throw outFailure;
-    summary.ok += result.ok;
-    summary.failed += result.errors.length;
-    for (const e of result.errors) if (summary.errors.length < ERRORS_KEPT) summary.errors.push(e);
-    await written(result.text);
-    show();
+    progress.update(`${progressBar(share())}${done.toLocaleString('en-US')} households, ${summary.failed.toLocaleString('en-US')} failed, ${rate.toLocaleString('en-US')}/s`, force);
   };
   try {
-    if (outputFormat === 'csv') await written(csvHeader(options.variables) + '\n');
-    let batch: Batch = { numbers: [], lines: [] };
-    const submit = async () => {
-      inFlight.push(pool.run(batch) as Promise<BatchResult>);
-      batch = { numbers: [], lines: [] };
-      if (inFlight.length >= options.workers * 4) await drainOne();
-    };
-    for await (const line of lines) {
-      lineNumber++;
-      if (line.trim() === '') {
-        summary.blank_lines++;
-        continue;
-      }
-      summary.households++;
-      batch.numbers.push(lineNumber);
-      batch.lines.push(line);
-      if (batch.lines.length === BATCH_LINES) await submit();
-    }
-    if (batch.lines.length) await submit();
-    while (inFlight.length) await drainOne();
-    if (options.output) {
-      out.end();
-      await once(out, 'finish').catch((err) => {
-        throw failed(err);
-      });
-    }
+    if (outputFormat === 'csv') await sink.write(csvHeader(options.variables) + '\n');
+    await runLinePool<BatchResult>({
+      lines,
+      linesBefore,
+      worker: new URL('./worker.js', import.meta.url),
+      workerData: setup,
+      workers: options.workers,
+      onBlankLine: () => summary.blank_lines++,
+      onResult: async (result, batch) => {
+        summary.households += batch.lines.length;
+        summary.ok += result.ok;
+        summary.failed += result.errors.length;
+        for (const e of result.errors) if (summary.errors.length < ERRORS_KEPT) summary.errors.push(e);
+        await sink.write(result.text);
+        show();
+      },
+    });
+    await sink.close();
   } finally {
     progress.clear();
-    await pool.destroy();
   }
   summary.duration_ms = Math.round(performance.now() - started);
   summary.households_per_s = Math.round(summary.households / Math.max(0.001, summary.duration_ms / 1000));

@@ -3,7 +3,8 @@ import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { calculateResponse } from '../../server/calculation.js';
 import { ApiError } from '../../server/errors.js';
-import { formatResult, householdFromCsv, type LineError, type LineFormat, parseCsvLine } from './rows.js';
+import type { LineBatch } from '../line-pool.js';
+import { formatResult, householdFromLine, type LineError, type LineFormat } from './rows.js';
 
 // A `rules calculate --input` worker: loads the package once, then turns batches of input lines
 // into output lines. Everything per household (parsing, calculating, formatting) happens here,
@@ -22,12 +23,6 @@ export interface WorkerSetup {
   timeoutMs: number;
 }
 
-export interface Batch {
-  /** Input line number of each line. */
-  numbers: number[];
-  lines: string[];
-}
-
 export interface BatchResult {
   text: string;
   ok: number;
@@ -38,17 +33,10 @@ const setup = workerData as WorkerSetup;
 const loaded = new LoadedPackage(setup.pkg);
 const mainId = loaded.entity(setup.pkg.main_entity)?.id_template ?? '';
 
-function household(line: string): Record<string, unknown> {
-  if (setup.input === 'csv') return householdFromCsv(setup.columns, parseCsvLine(line));
-  const value = JSON.parse(line) as unknown;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be a JSON object (a household)');
-  return value as Record<string, unknown>;
-}
-
 function run(line: string) {
   let input: Record<string, unknown>;
   try {
-    input = household(line);
+    input = householdFromLine(setup.input, setup.columns, line);
   } catch (err) {
     return { code: 'invalid_request', message: `not a household: ${(err as Error).message}` };
   }
@@ -60,7 +48,7 @@ function run(line: string) {
   }
 }
 
-export default function calculateBatch(batch: Batch): BatchResult {
+export default function calculateBatch(batch: LineBatch): BatchResult {
   let text = '';
   let ok = 0;
   const errors: BatchResult['errors'] = [];

@@ -1,5 +1,5 @@
 import type { Executable, JudgmentExpr, ScalarExpr } from '../3-lower/ir.js';
-import { Day } from '../values.js';
+import { Day, type Value } from '../values.js';
 
 // A lowered expression written back in RuleSpec's formula syntax, for people reading an
 // explanation: the formula of the version in force and each side of a comparison, exactly as the
@@ -14,6 +14,11 @@ const ADD = 4;
 const MUL = 5;
 const UNARY = 6;
 const ATOM = 7;
+
+/** A value as a formula writes it: numbers and dates as they are, text in quotes. */
+export function literalText(v: Value): string {
+  return v instanceof Day ? `'${v}'` : typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(v);
+}
 
 function wrap(text: string, strength: number, context: number): string {
   return strength < context ? `(${text})` : text;
@@ -33,7 +38,7 @@ function write(e: ScalarExpr | JudgmentExpr, exec: Executable, context: number):
   const list = (xs: (ScalarExpr | JudgmentExpr)[]) => xs.map((x) => text(x, IF)).join(', ');
   switch (e.k) {
     case 'lit':
-      return e.v instanceof Day ? `'${e.v}'` : typeof e.v === 'string' ? `'${e.v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(e.v);
+      return literalText(e.v);
     case 'input':
     case 'jinput':
       return e.slot;

@@ -15,6 +15,17 @@ type Memo = (Fast | typeof IN_PROGRESS | undefined)[];
 
 const lowered = new WeakMap<Executable, CompiledProgram>();
 
+/**
+ * Values another evaluation of the same household computed, standing in for this one's where a
+ * rule's whole dependency closure is the same in both programs (`rules diff`: the reform reuses
+ * the baseline's unchanged rules). `from[i]` is the other program's index of rule i, or -1.
+ * Values taken from the seed are not in this evaluation's trace: the other one computed them.
+ */
+export interface Seed {
+  evaluation: CompiledEvaluation;
+  from: Int32Array;
+}
+
 /** The program lowered to closures, once per executable. */
 export function compiledProgram(exec: Executable): CompiledProgram {
   let program = lowered.get(exec);
@@ -33,16 +44,24 @@ export class CompiledEvaluation implements EvaluationScope {
   private evaluations = 0;
   /** Every rule value computed, when tracing is on (results in the engine's form: see `value`, `json`). */
   readonly trace: { rule: number; entity: string; result: Fast }[] | null;
+  private readonly seed: Seed | undefined;
 
   constructor(
     exec: Executable,
     readonly dataset: Dataset,
     readonly period: Period,
-    options: EvaluationOptions = {},
+    options: EvaluationOptions & { seed?: Seed } = {},
   ) {
     this.program = compiledProgram(exec);
     this.trace = options.trace ? [] : null;
     this.deadline = options.deadline ?? Infinity;
+    this.seed = options.seed;
+  }
+
+  /** A rule's value if this evaluation has computed it (nothing is computed). */
+  computed(index: number, entity: string): Fast | undefined {
+    const value = this.memos.get(entity)?.[index];
+    return value === IN_PROGRESS ? undefined : value;
   }
 
   private memoOf(entity: string): Memo {
@@ -62,6 +81,8 @@ export class CompiledEvaluation implements EvaluationScope {
       if (cached === IN_PROGRESS) throw new EvaluationError(`rule \`${this.program.rules[index].source.name}\` depends on itself`);
       return cached;
     }
+    const seeded = this.seed && this.seed.from[index] >= 0 ? this.seed.evaluation.computed(this.seed.from[index], entity) : undefined;
+    if (seeded !== undefined) return (memo[index] = seeded);
     const rule = this.program.rules[index];
     if ((++this.evaluations & 255) === 0 && Date.now() > this.deadline) throw new EvaluationError('the calculation took longer than its time limit', { timedOut: true });
     memo[index] = IN_PROGRESS;

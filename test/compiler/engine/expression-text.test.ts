@@ -1,8 +1,12 @@
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import type { Executable, JudgmentExpr, ScalarExpr } from '../../../compiler/3-lower/ir.js';
 import { expressionText } from '../../../compiler/engine/expression-text.js';
 import { Decimal } from '../../../compiler/values.js';
 import { loaded } from '../bundled.js';
+import { removeTempTrees } from '../demo.js';
+import { DEMO_MODULE, demoSide } from '../diff/demo-program.js';
+
+afterAll(removeTempTrees);
 
 // Lowered expressions written back as formulas: the grammar's precedence decides the
 // parentheses, and an `and` inside an `or` is bracketed for the reader.
@@ -41,5 +45,22 @@ describe('expressionText', () => {
     expect(expressionText(allotment.versions[0].expr, executable)).toBe(
       'if not snap_income_eligible: 0 elif snap_unit_size <= snap_minimum_allotment_max_household_size: max(snap_allotment_before_minimum, snap_minimum_allotment) else: snap_allotment_before_minimum',
     );
+  });
+
+  describe('formulas compiled from text read back as written, grouped only where the tree needs it', () => {
+    const text = (formula: string) => {
+      const exec = demoSide(DEMO_MODULE.replace('formula: demo_countable_income / 2', `formula: ${JSON.stringify(formula)}`)).package.executable;
+      return expressionText(exec.rules[exec.ruleByName.get('demo_reduction')!].versions[0].expr, exec);
+    };
+    test.each([
+      '(demo_countable_income - 1) * 2',
+      'demo_countable_income - (demo_earned_income - 3)',
+      'demo_countable_income / (2 * demo_standard_amount)',
+      '-demo_countable_income + max(1, floor(demo_earned_income))',
+      'if demo_earned_income > 10 and not (demo_work_expenses > 0 or demo_earned_income == 3): 1 elif demo_earned_income <= 2: 2 else: 3',
+    ])('%s', (formula) => expect(text(formula)).toBe(formula));
+    test('redundant grouping is dropped', () => {
+      expect(text('(demo_countable_income - demo_earned_income) - 3')).toBe('demo_countable_income - demo_earned_income - 3');
+    });
   });
 });

@@ -43,6 +43,11 @@ describe('the benchmarks', () => {
     report('answers');
   }, 120_000);
 
+  it('diff: rules diff against rules calculate, and a whole diff from the encodings', async () => {
+    await bench('diff.mjs', { BENCH_HOUSEHOLDS: '2000', BENCH_REPEATS: '1' });
+    expect(report('diff')).toMatchObject({ households: 2000, whole_diff: { households: 2000 }, result: { changed: expect.any(Number) } });
+  }, 120_000);
+
   it('http: a daemon under load, and on each store', async () => {
     await bench('http.mjs', { BENCH_SECONDS: '1' });
     report('http');

@@ -90,4 +90,28 @@ console.log(JSON.stringify({ allotment, warnings: response.warnings }));
     expect(run.stderr).toBe('');
     expect(typeof JSON.parse(run.stdout).allotment).toBe('number');
   }, 60_000);
+
+  it('diffs two versions of a package, streaming, and its declarations type-check', async () => {
+    writeFileSync(
+      path.join(project, 'diff.ts'),
+      `import { compile, diff, loadPackage, type DiffResult, type DiffSummary, type RulesChange } from 'rules';
+const co = loadPackage(compile().packages.find((p) => p.program_id === 'co-snap')!);
+const run = diff(co, co, [{ facts: { household_size: 3, snap_earned_income: 1500 } }], { set: ['us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction_table[3]=259'] });
+const rules: RulesChange = run.rules;
+const results: DiffResult[] = [];
+for await (const h of run) results.push(h);
+const summary: DiffSummary = run.summary();
+console.log(JSON.stringify({ changed: rules.rules.length, causes: results[0].root_causes.map((c) => c.name), total: summary.total_change }));
+`,
+    );
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, skipLibCheck: true, types: [], outDir: 'out' }, files: ['diff.ts'] }),
+    );
+    const tsc = await execa('node', [path.join(PROJECT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { reject: false });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    const run = await execa('node', [path.join(project, 'out', 'diff.js')], { cwd: project, reject: false });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ changed: 1, causes: ['snap_standard_deduction'], total: 15 });
+  }, 60_000);
 });
