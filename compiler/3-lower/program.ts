@@ -4,7 +4,7 @@ import { RuleSpecError } from '../diagnostics.js';
 import { Day, Decimal, type Value, valueFromYaml } from '../values.js';
 import type { Expr } from '../1-parse/formula/ast.js';
 import { FormulaLowerer, type Dependencies, type Symbols } from './lower-expr.js';
-import type { DerivedRule, InputUse, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';
+import type { DerivedRule, IfExpr, InputUse, JudgmentExpr, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';
 import { checkCycles } from './cycles.js';
 import { valueKind } from '../dtypes.js';
 
@@ -49,7 +49,17 @@ function byFrom<T extends { from: number | null }>(a: T, b: T): number {
   return (a.from ?? -Infinity) - (b.from ?? -Infinity);
 }
 
-export function lowerProgram(ns: Namespace): Program {
+/**
+ * Where lowered nodes came from, for tools that point back at the source (coverage), kept beside
+ * the program so nothing of it reaches a runtime package: each `if` (from an `if` or a `match`)
+ * and each `and`/`or` → its expression, each parameter version → its declaration.
+ */
+export interface LoweringOrigins {
+  exprs: WeakMap<IfExpr | JudgmentExpr, Expr>;
+  versions: WeakMap<ParameterVersion, VersionDecl>;
+}
+
+export function lowerProgram(ns: Namespace, origins?: LoweringOrigins): Program {
   const program: Program = {
     root: ns.root,
     modules: ns.modules,
@@ -66,10 +76,11 @@ export function lowerProgram(ns: Namespace): Program {
   };
   const units = builtinUnits();
   for (const mod of ns.modules) for (const [k, v] of mod.units) units.set(k, v);
-  lowerParameters(program, ns, units);
+  lowerParameters(program, ns, units, origins);
   const closureRules = declareRules(program, ns, units);
   const relationsByName = declareRelations(program, ns);
   const symbols = programSymbols(program, ns, closureRules, relationsByName);
+  if (origins) symbols.noteOrigin = (node, from) => origins.exprs.set(node, from);
   lowerRules(program, closureRules, symbols, units);
   checkCycles(program, lowerDerivedRelations(program, ns, symbols));
   return program;
@@ -78,7 +89,7 @@ export function lowerProgram(ns: Namespace): Program {
 type Units = Map<string, number | null>;
 
 /** Parameters: their versions' cells (a table's values, else the formula's literal), by name and by every id. */
-function lowerParameters(program: Program, ns: Namespace, units: Units): void {
+function lowerParameters(program: Program, ns: Namespace, units: Units, origins?: LoweringOrigins): void {
   for (const [name, cr] of ns.parameters) {
     roundingOf(cr, units); // validated even though a parameter's cells are never rounded
     const index = program.parameters.length;
@@ -95,7 +106,9 @@ function lowerParameters(program: Program, ns: Namespace, units: Units): void {
       } else {
         cells.set(0, literalValue(v.formula!.expr));
       }
-      return { from: dayOf(v.from, cr.origin, v), to: dayOf(v.to, cr.origin, v), cells };
+      const version: ParameterVersion = { from: dayOf(v.from, cr.origin, v), to: dayOf(v.to, cr.origin, v), cells };
+      origins?.versions.set(version, v);
+      return version;
     });
     versions.sort(byFrom);
     const param: Parameter = { index, id: cr.id, name, indexedBy: cr.decl.indexedBy ?? null, dtype: cr.decl.dtype ?? null, versions, origin: cr.origin, decl: cr.decl };
