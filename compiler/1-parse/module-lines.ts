@@ -7,17 +7,17 @@ import type { Formula, ParsedModule } from './module.js';
 // formula with where its text crosses a line (so any offset in it, an `if` arm's say, has a
 // line). Read from the events the YAML parser produced anyway, so it costs one walk over them.
 
-/** Where a formula's text lies: the line it starts on, and the offsets at which a new line starts. */
+/** Where a formula's text lies: the line it starts on, and for one spread over several lines,
+ *  the offsets into its text at which its source moves to the next line (one per line). */
 export interface FormulaLines {
   line: number;
-  /** Offsets into the formula's text at which its source moves to the next line (one per line). */
-  breaks: number[];
+  breaks?: number[];
 }
 
 /** The line of an offset in a formula's text. */
 export function formulaLine(lines: FormulaLines, offset: number): number {
   let n = 0;
-  while (n < lines.breaks.length && lines.breaks[n] <= offset) n++;
+  while (lines.breaks && n < lines.breaks.length && lines.breaks[n] <= offset) n++;
   return lines.line + n;
 }
 
@@ -55,7 +55,7 @@ function formulaLines(text: string, node: YamlNode, value: string, index: LineIn
     else for (let k = 0; k < newlines; k++) breaks.push(v);
     i++;
   }
-  return { line: line || index.lineOf(node.start), breaks };
+  return breaks.length ? { line, breaks } : { line: line || index.lineOf(node.start) };
 }
 
 /** The paths under `rules:` whose lines coverage needs. */
@@ -96,13 +96,7 @@ export function attachLines(mod: ParsedModule, text: string, events: Event[]): v
       version.line = lineAt(version.path);
       version.fromLine = lineAt([...version.path, 'effective_from']) ?? lineAt([...version.path, 'from']);
       formula(version.formula);
-      if (version.values) {
-        version.rowLines = new Map();
-        for (const key of version.values.keys()) {
-          const line = lineAt([...version.path, 'values', String(key)]);
-          if (line !== undefined) version.rowLines.set(key, line);
-        }
-      }
+      if (version.values) version.rowLines = [...version.values.keys()].map((key) => lineAt([...version.path, 'values', key]) ?? version.line ?? 0);
     }
   }
 }

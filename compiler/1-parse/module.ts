@@ -27,10 +27,10 @@ export interface VersionDecl {
   /** Table cells (integer key → raw YAML value). */
   values?: Map<number, unknown>;
   path: (string | number)[];
-  /** Source lines, when the module was read with lines: the version, its `effective_from`, each table row by key. */
+  /** Source lines, when the module was read with lines: the version, its `effective_from`, each table row (in the order of `values`). */
   line?: number;
   fromLine?: number;
-  rowLines?: Map<number, number>;
+  rowLines?: number[];
 }
 
 export interface RelationDecl {

@@ -52,12 +52,9 @@ function byFrom<T extends { from: number | null }>(a: T, b: T): number {
 /**
  * Where lowered nodes came from, for tools that point back at the source (coverage), kept beside
  * the program so nothing of it reaches a runtime package: each `if` (from an `if` or a `match`)
- * and each `and`/`or` → its expression, each parameter version → its declaration.
+ * and each `and`/`or` → its expression.
  */
-export interface LoweringOrigins {
-  exprs: WeakMap<IfExpr | JudgmentExpr, Expr>;
-  versions: WeakMap<ParameterVersion, VersionDecl>;
-}
+export type LoweringOrigins = Map<IfExpr | JudgmentExpr, Expr>;
 
 export function lowerProgram(ns: Namespace, origins?: LoweringOrigins): Program {
   const program: Program = {
@@ -76,11 +73,11 @@ export function lowerProgram(ns: Namespace, origins?: LoweringOrigins): Program 
   };
   const units = builtinUnits();
   for (const mod of ns.modules) for (const [k, v] of mod.units) units.set(k, v);
-  lowerParameters(program, ns, units, origins);
+  lowerParameters(program, ns, units);
   const closureRules = declareRules(program, ns, units);
   const relationsByName = declareRelations(program, ns);
   const symbols = programSymbols(program, ns, closureRules, relationsByName);
-  if (origins) symbols.noteOrigin = (node, from) => origins.exprs.set(node, from);
+  if (origins) symbols.noteOrigin = (node, from) => origins.set(node, from);
   lowerRules(program, closureRules, symbols, units);
   checkCycles(program, lowerDerivedRelations(program, ns, symbols));
   return program;
@@ -89,11 +86,11 @@ export function lowerProgram(ns: Namespace, origins?: LoweringOrigins): Program 
 type Units = Map<string, number | null>;
 
 /** Parameters: their versions' cells (a table's values, else the formula's literal), by name and by every id. */
-function lowerParameters(program: Program, ns: Namespace, units: Units, origins?: LoweringOrigins): void {
+function lowerParameters(program: Program, ns: Namespace, units: Units): void {
   for (const [name, cr] of ns.parameters) {
     roundingOf(cr, units); // validated even though a parameter's cells are never rounded
     const index = program.parameters.length;
-    const versions: ParameterVersion[] = cr.versions.map((v) => {
+    const unsorted: ParameterVersion[] = cr.versions.map((v) => {
       const cells = new Map<number, Value>();
       if (v.values) {
         for (const [key, raw] of v.values) {
@@ -106,12 +103,11 @@ function lowerParameters(program: Program, ns: Namespace, units: Units, origins?
       } else {
         cells.set(0, literalValue(v.formula!.expr));
       }
-      const version: ParameterVersion = { from: dayOf(v.from, cr.origin, v), to: dayOf(v.to, cr.origin, v), cells };
-      origins?.versions.set(version, v);
-      return version;
+      return { from: dayOf(v.from, cr.origin, v), to: dayOf(v.to, cr.origin, v), cells };
     });
-    versions.sort(byFrom);
-    const param: Parameter = { index, id: cr.id, name, indexedBy: cr.decl.indexedBy ?? null, dtype: cr.decl.dtype ?? null, versions, origin: cr.origin, decl: cr.decl };
+    const order = unsorted.map((_, i) => i).sort((a, b) => byFrom(unsorted[a], unsorted[b]));
+    const versions = order.map((i) => unsorted[i]);
+    const param: Parameter = { index, id: cr.id, name, indexedBy: cr.decl.indexedBy ?? null, dtype: cr.decl.dtype ?? null, versions, origin: cr.origin, decl: cr.decl, versionDecls: order.map((i) => cr.versions[i]) };
     program.parameters.push(param);
     program.paramByName.set(name, index);
     if (param.indexedBy) program.inputSlots.add(param.indexedBy);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { locate } from '../1-parse/locate.js';
 import type { Program } from '../3-lower/ir.js';
+import type { LoweringOrigins } from '../3-lower/program.js';
 import { reachableTargets } from '../2-resolve/closure.js';
 import type { SourceTree } from '../2-resolve/source-tree.js';
 import { compileModule } from '../compile.js';
@@ -61,15 +62,16 @@ export function runTestFile(tree: SourceTree, testFile: string, options: RunOpti
 
   const moduleFile = moduleFileOf(testFile);
   const target = tree.targetFor(moduleFile);
+  const origins: LoweringOrigins | undefined = options.coverage && new Map();
   let program: Program;
   try {
     if (!target) throw new RuleSpecError('unresolved_import', `${moduleFile} is not under a jurisdiction folder of the roots (${tree.roots.join(', ')})`);
-    program = compileModule(tree, target, options.coverage?.origins);
+    program = compileModule(tree, target, origins);
   } catch (err) {
     const error = describeError(err);
     return withLines(testFile, listPath, selected, selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error })));
   }
-  const observer = options.coverage?.observe(program);
+  const observer = options.coverage?.observe(program, origins!);
   return withLines(testFile, listPath, selected, selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile, options.strict, observer)));
 }
 

@@ -1,3 +1,4 @@
+import type { ParsedModule } from '../../1-parse/module.js';
 import type { IfExpr, JudgmentExpr, Program } from '../../3-lower/ir.js';
 import type { LoweringOrigins } from '../../3-lower/program.js';
 import type { Outcome } from '../../engine/logic.js';
@@ -9,10 +10,17 @@ import { type ArmCount, type BranchCount, chainOperands, type ModuleIndex, type 
 // computed (and whether its value was more than zero or false), each version used, each figure
 // read, each `if` arm taken, and each `and`/`or` operand at which evaluation stopped. The
 // program's nodes are matched to the counts of their modules (provisions.ts) the first time
-// each is seen; what lies outside the modules counted is passed over.
+// each is seen, and a module is enumerated when a rule of it first runs (an `if` or a
+// connective only runs inside its rule); what lies outside the modules counted is passed over.
 
 /** Counts of every module being counted, by declaration and expression. */
 export type Counts = Omit<ModuleIndex, 'record'>;
+
+/** Where the counts are: `include` makes sure a module's are there. */
+export interface CountsSource {
+  counts: Counts;
+  include(mod: ParsedModule): void;
+}
 
 type Chain = { block: BranchCount; operands: Map<JudgmentExpr, number> };
 
@@ -35,16 +43,23 @@ export class CoverageObserver implements EvaluationObserver {
   private previous: JudgmentExpr | undefined;
   private previousOperand: JudgmentExpr | undefined;
 
+  private readonly counts: Counts;
+
+  /** `origins`: the program's, from its lowering. */
   constructor(
     private readonly program: Program,
-    private readonly counts: Counts,
+    private readonly source: CountsSource,
     private readonly origins: LoweringOrigins,
-  ) {}
+  ) {
+    this.counts = source.counts;
+  }
 
   private rule(index: number) {
     let found = this.rules[index];
     if (!found) {
       const rule = this.program.rules[index];
+      this.source.include(rule.origin);
+      for (const v of rule.versions) this.source.include(v.formulaModule);
       found = this.rules[index] = { count: this.counts.rules.get(rule.decl), versions: rule.versions.map((v) => this.counts.versions.get(v.formula)) };
     }
     return found;
@@ -54,11 +69,14 @@ export class CoverageObserver implements EvaluationObserver {
     let found = this.params[index];
     if (!found) {
       const param = this.program.parameters[index];
-      const decls = param.versions.map((v) => this.origins.versions.get(v));
+      // the versions' declarations are the parameter's own, or (under a `sets` binding) those of a
+      // rule in another module of the program: every module of it is then counted
+      this.source.include(param.origin);
+      if (!param.versionDecls.every((d) => param.decl.versions.includes(d))) for (const mod of this.program.modules) this.source.include(mod);
       found = this.params[index] = {
         count: this.counts.rules.get(param.decl),
-        versions: decls.map((d) => d && this.counts.versions.get(d)),
-        rows: decls.map((d) => d && this.counts.rows.get(d)),
+        versions: param.versionDecls.map((d) => this.counts.versions.get(d)),
+        rows: param.versionDecls.map((d) => this.counts.rows.get(d)),
       };
     }
     return found;
@@ -88,7 +106,7 @@ export class CoverageObserver implements EvaluationObserver {
   branch(node: IfExpr, _entity: string, taken: number): void {
     let block = this.ifs.get(node);
     if (block === undefined) {
-      const from = this.origins.exprs.get(node);
+      const from = this.origins.get(node);
       block = (from && this.counts.blocks.get(from)) ?? null;
       this.ifs.set(node, block);
     }
@@ -113,7 +131,7 @@ export class CoverageObserver implements EvaluationObserver {
   private chain(node: Extract<JudgmentExpr, { k: 'and' | 'or' }>): Chain | null {
     let chain = this.chains.get(node);
     if (chain === undefined) {
-      const from = this.origins.exprs.get(node);
+      const from = this.origins.get(node);
       const block = from && this.counts.blocks.get(from);
       const split = (e: JudgmentExpr): [JudgmentExpr, JudgmentExpr] | undefined => (e.k === node.k ? [e.a, e.b] : undefined);
       chain = block ? { block, operands: new Map(chainOperands<JudgmentExpr>(node, split).map((o, i) => [o, i])) } : null;

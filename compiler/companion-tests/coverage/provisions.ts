@@ -144,15 +144,10 @@ function formulaBranches(rule: string, formula: Formula, fallbackLine: number, i
   walk(formula.expr);
 }
 
-/** Every rule, version and branch of a module, at zero hits. */
-export function moduleProvisions(mod: ParsedModule): ModuleIndex {
-  const index: ModuleIndex = {
-    record: { file: mod.file, target: mod.target, rules: [], versions: [], branches: [] },
-    rules: new Map(),
-    versions: new Map(),
-    blocks: new Map(),
-    rows: new Map(),
-  };
+/** Every rule, version and branch of a module, at zero hits; `counts`: where to index them (by
+ *  default, maps of this module alone). */
+export function moduleProvisions(mod: ParsedModule, counts: Omit<ModuleIndex, 'record'> = { rules: new Map(), versions: new Map(), blocks: new Map(), rows: new Map() }): ModuleIndex {
+  const index: ModuleIndex = { record: { file: mod.file, target: mod.target, rules: [], versions: [], branches: [] }, ...counts };
   for (const decl of mod.rules) {
     const shape = classify(decl);
     if (shape === 'relation' || shape === 'source_relation') continue;
@@ -168,7 +163,7 @@ export function moduleProvisions(mod: ParsedModule): ModuleIndex {
       index.versions.set(kind === 'derived' ? v.formula! : v, version);
       if (kind === 'derived') formulaBranches(decl.name, v.formula!, version.line, index);
       if (v.values) {
-        const rows = [...v.values.keys()].map((key) => ({ label: `row ${key}`, line: v.rowLines?.get(key) ?? version.line, hits: 0 }));
+        const rows = [...v.values.keys()].map((key, i) => ({ label: `row ${key}`, line: v.rowLines?.[i] ?? version.line, hits: 0 }));
         index.record.branches.push({ rule: decl.name, kind: 'table', line: version.line, arms: rows });
         index.rows.set(v, new Map([...v.values.keys()].map((key, i) => [key, rows[i]])));
       }
