@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ModuleCoverage } from '../../compiler/companion-tests/coverage/provisions.js';
 import { type CoverageReport, type CoverageSummary, jurisdictionOf, KIND_LABELS, KINDS, lineHits, percent, type Tally } from '../../compiler/companion-tests/coverage/summary.js';
+import { esc, htmlPage } from '../../server/pages/html.js';
 import { displayPath } from '../output.js';
 
 // `--coverage-reporter html`: pages in the manner of genhtml, self-contained (no script, no
@@ -9,23 +10,21 @@ import { displayPath } from '../output.js';
 // row per module, and a page per module showing its YAML with each line's hit count, its
 // branch arms ([+] taken, [-] not taken, [#] never reached) and what no case exercised in red.
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}
-table{border-collapse:collapse}td,th{padding:.2em .7em;text-align:left;border-bottom:1px solid #ddd}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-.hi{background:#c8f0c8}.med{background:#fff2a8}.lo{background:#f8c8c8}
-.bar{display:inline-block;width:80px;height:.7em;background:#ddd;vertical-align:middle}.bar span{display:block;height:100%;background:#5c5}
-pre{margin:0;font:12px/1.45 ui-monospace,monospace}
-.src td{border:0;padding:0 .6em;white-space:pre;font:12px/1.45 ui-monospace,monospace;vertical-align:top}
-.src td.n{color:#888;text-align:right}.src td.h{text-align:right;color:#555}
-tr.hit td.code{background:#dcf5dc}tr.miss td.code{background:#fbd5d5}
-.br{font:11px ui-monospace,monospace}.br .t{color:#282}.br .f{color:#c22}.br .u{color:#999}
-a{color:#0645ad}`;
+const STYLE = `
+body { padding: 1em 1.5em; }
+h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.5em; }
+table { width: auto; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.hi { background: rgba(60, 180, 80, 0.25); } .med { background: rgba(230, 190, 40, 0.3); } .lo { background: rgba(220, 60, 60, 0.25); }
+.bar { display: inline-block; width: 80px; height: 0.7em; background: var(--line); vertical-align: middle; } .bar span { display: block; height: 100%; background: var(--ok); }
+table.src td { border: 0; padding: 0 0.6em; white-space: pre; font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+table.src td.n { color: var(--muted); text-align: right; } table.src td.h { text-align: right; color: var(--muted); }
+tr.hit td.code { background: rgba(60, 180, 80, 0.18); } tr.miss td.code { background: rgba(220, 60, 60, 0.2); }
+.br .t { color: var(--ok); } .br .f { color: var(--bad); } .br .u { color: var(--none); }
+`;
 
 function page(title: string, crumbs: string, body: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title><style>${STYLE}</style></head>\n<body><p>${crumbs}</p><h1>${escape(title)}</h1>\n${body}\n</body></html>\n`;
+  return htmlPage({ title, css: STYLE, body: `<p>${crumbs}</p><h1>${esc(title)}</h1>\n${body}` }).html;
 }
 
 const level = (t: Tally) => (percent(t) >= 80 ? 'hi' : percent(t) >= 50 ? 'med' : 'lo');
@@ -53,7 +52,7 @@ function modulePage(m: ModuleCoverage, s: CoverageSummary, up: string): string {
   for (const b of m.branches) {
     const ran = b.arms.some((a) => a.hits > 0);
     for (const a of b.arms) {
-      const mark = !ran ? `<span class="u" title="${escape(`${b.kind} of ${b.rule}, never reached: ${a.label}`)}">[#]</span>` : a.hits > 0 ? `<span class="t" title="${escape(`${b.kind} of ${b.rule}: ${a.label}, taken ${a.hits}×`)}">[+]</span>` : `<span class="f" title="${escape(`${b.kind} of ${b.rule}: ${a.label}, never taken`)}">[-]</span>`;
+      const mark = !ran ? `<span class="u" title="${esc(`${b.kind} of ${b.rule}, never reached: ${a.label}`)}">[#]</span>` : a.hits > 0 ? `<span class="t" title="${esc(`${b.kind} of ${b.rule}: ${a.label}, taken ${a.hits}×`)}">[+]</span>` : `<span class="f" title="${esc(`${b.kind} of ${b.rule}: ${a.label}, never taken`)}">[-]</span>`;
       arms.set(a.line, [...(arms.get(a.line) ?? []), mark]);
     }
   }
@@ -61,12 +60,12 @@ function modulePage(m: ModuleCoverage, s: CoverageSummary, up: string): string {
     const n = i + 1;
     const h = hits.get(n);
     const cls = h === undefined ? '' : h > 0 ? ' class="hit"' : ' class="miss"';
-    return `<tr${cls} id="L${n}"><td class="n">${n}</td><td class="br">${(arms.get(n) ?? []).join('')}</td><td class="h">${h ?? ''}</td><td class="code">${escape(text)}</td></tr>`;
+    return `<tr${cls} id="L${n}"><td class="n">${n}</td><td class="br">${(arms.get(n) ?? []).join('')}</td><td class="h">${h ?? ''}</td><td class="code">${esc(text)}</td></tr>`;
   });
   const rules = m.rules
-    .map((r) => `<tr><td><a href="#L${r.line}">${escape(r.name)}</a></td><td>${r.kind}</td><td class="num ${r.hits > 0 ? 'hi' : 'lo'}">${r.hits}</td><td class="num ${r.kind === 'derived' ? (r.nonTrivial > 0 ? 'hi' : 'lo') : ''}">${r.kind === 'derived' ? r.nonTrivial : ''}</td></tr>`)
+    .map((r) => `<tr><td><a href="#L${r.line}">${esc(r.name)}</a></td><td>${r.kind}</td><td class="num ${r.hits > 0 ? 'hi' : 'lo'}">${r.hits}</td><td class="num ${r.kind === 'derived' ? (r.nonTrivial > 0 ? 'hi' : 'lo') : ''}">${r.kind === 'derived' ? r.nonTrivial : ''}</td></tr>`)
     .join('\n');
-  const body = `<table>${summaryHead('')}<tr><td>${escape(displayPath(m.file))}</td>${summaryCells(s)}</tr></table>
+  const body = `<table>${summaryHead('')}<tr><td>${esc(displayPath(m.file))}</td>${summaryCells(s)}</tr></table>
 <h2>Rules and parameters</h2><table><tr><th>name</th><th>kind</th><th>evaluated</th><th>non-trivial</th></tr>
 ${rules}</table>
 <h2>Source</h2><table class="src">${rows.join('\n')}</table>`;
@@ -78,14 +77,14 @@ export function writeCoverageHtml(report: CoverageReport, dir: string): void {
     mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     writeFileSync(path.join(dir, rel), html);
   };
-  const jurisdictionRows = report.jurisdictions.map(([j, s]) => `<tr><td><a href="${j}/index.html">${escape(j)}</a></td>${summaryCells(s)}</tr>`);
+  const jurisdictionRows = report.jurisdictions.map(([j, s]) => `<tr><td><a href="${j}/index.html">${esc(j)}</a></td>${summaryCells(s)}</tr>`);
   write('index.html', page('rules test coverage', 'all', `<table>${summaryHead('jurisdiction')}${jurisdictionRows.join('\n')}\n<tr><th>all</th>${summaryCells(report.total)}</tr></table>`));
   for (const [j, s] of report.jurisdictions) {
     const rows = report.modules
       .map((m, i) => ({ m, s: report.perModule[i] }))
       .filter(({ m }) => jurisdictionOf(m) === j)
-      .map(({ m, s }) => `<tr><td><a href="${pageOf(m).slice(j.length + 1)}">${escape(m.target.slice(j.length + 1))}</a></td>${summaryCells(s)}</tr>`);
-    write(`${j}/index.html`, page(`${j}: coverage`, `<a href="../index.html">all</a> › ${escape(j)}`, `<table>${summaryHead('module')}${rows.join('\n')}\n<tr><th>${escape(j)}</th>${summaryCells(s)}</tr></table>`));
+      .map(({ m, s }) => `<tr><td><a href="${pageOf(m).slice(j.length + 1)}">${esc(m.target.slice(j.length + 1))}</a></td>${summaryCells(s)}</tr>`);
+    write(`${j}/index.html`, page(`${j}: coverage`, `<a href="../index.html">all</a> › ${esc(j)}`, `<table>${summaryHead('module')}${rows.join('\n')}\n<tr><th>${esc(j)}</th>${summaryCells(s)}</tr></table>`));
   }
   report.modules.forEach((m, i) => {
     const depth = pageOf(m).split('/').length - 1;
