@@ -1,7 +1,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type CacheStats, newCacheRun } from '../../compiler/1-parse/parse-cache.js';
+import { type CacheReport, type CacheStats, newCacheRun, ParseCache } from '../../compiler/1-parse/parse-cache.js';
 import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
 import type { ModuleCoverage } from '../../compiler/companion-tests/coverage/provisions.js';
 import { isInside, walkFiles } from '../../compiler/2-resolve/source-tree.js';
@@ -10,13 +10,12 @@ import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 import { CoverageCollector } from '../../compiler/companion-tests/coverage/collector.js';
 import { type CoverageReport, coverageReport } from '../../compiler/companion-tests/coverage/summary.js';
 import { moduleFileOf } from '../../compiler/companion-tests/test-file.js';
-import { ParseCache } from '../../compiler/1-parse/parse-cache.js';
 import { SourceTree } from '../../compiler/2-resolve/source-tree.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { displayPath, painter, ProgressLine } from '../output.js';
 import { addCacheOptions, addReports, type CacheOptions, parseCacheDir } from '../parse-cache-options.js';
 import { checkThresholds, type CoverageReporter, parseCoverageReporter, parseThreshold, type Threshold, thresholdLines, writeCoverageReports } from '../test-report/coverage.js';
-import { summaryJson } from '../test-report/coverage-json.js';
+import { totalsJson } from '../test-report/coverage-json.js';
 import { coverageText } from '../test-report/coverage-text.js';
 import { githubReport } from '../test-report/github.js';
 import { humanReport } from '../test-report/human.js';
@@ -172,21 +171,20 @@ function selectedModules(paths: string[], roots: string[], layout: CorpusLayout,
   return [...modules].filter((m) => roots.some((r) => isInside(m, r)));
 }
 
-/** The counts of the workers, and every selected module none of them reached (at zero). */
-function finishCoverage(counted: ModuleCoverage[], modules: string[], roots: string[], cache: { dir: string; run: string } | undefined): CoverageReport {
+/** The counts of the workers, and every selected module none of their cases reached (at zero,
+ *  read through the cache the workers have just filled); what that cache did. */
+function finishCoverage(counted: ModuleCoverage[], modules: string[], roots: string[], cacheDir: string | undefined): { report: CoverageReport; cache: CacheReport[] } {
   const reached = new Set(counted.map((m) => m.file));
   const unreached = modules.filter((m) => !reached.has(m));
-  if (unreached.length) {
-    const tree = new SourceTree(roots, cache ? new ParseCache(cache.dir, cache.run) : undefined, { lines: true });
-    const collector = new CoverageCollector(() => true);
-    for (const file of unreached) {
-      const target = tree.targetFor(file);
-      const mod = target && tree.module(target);
-      if (mod) collector.include(mod);
-    }
-    counted = [...counted, ...collector.records()];
+  const cache = cacheDir ? new ParseCache(cacheDir) : undefined;
+  const tree = new SourceTree(roots, cache, { lines: true });
+  const collector = new CoverageCollector(() => true);
+  for (const file of unreached) {
+    const target = tree.targetFor(file);
+    const mod = target && tree.module(target);
+    if (mod) collector.include(mod);
   }
-  return coverageReport(counted);
+  return { report: coverageReport([...counted, ...collector.records()]), cache: cache ? [cache.drain()] : [] };
 }
 
 async function runTests(paths: string[], options: TestOptions): Promise<number> {
@@ -204,7 +202,6 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   const warnings = warningsFor(paths, layout);
   const modules = coverageWanted && selectedModules(paths, roots, layout, files);
   const cacheDir = parseCacheDir(options);
-  const cacheRun = cacheDir ? { dir: cacheDir, run: newCacheRun() } : undefined;
   const startedAt = new Date();
   const started = performance.now();
   const progress = new ProgressLine();
@@ -212,7 +209,7 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   let failed = 0;
   const pool = await runInPool(
     files,
-    { roots, filter: options.filter, strict: options.strict, cache: cacheRun, closures: options.watch, coverage: modules && { modules } },
+    { roots, filter: options.filter, strict: options.strict, cache: cacheDir ? { dir: cacheDir, run: newCacheRun() } : undefined, closures: options.watch, coverage: modules && { modules } },
     (p) => {
       for (const r of p.results) r.status === 'pass' ? passed++ : failed++;
       if (!options.json) progress.update(`testing ${p.files}/${files.length} files · ${passed} passed · ${failed} failed`);
@@ -223,10 +220,11 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   // an empty selection is a mistake in the command (a typo in CI must not pass)
   if (options.filter !== undefined && !pool.results.length) throw new UsageError(`--filter ${JSON.stringify(options.filter)} matches no case in the ${files.length} test files`);
   if (modules && !options.json) progress.update(`adding up the coverage of ${modules.length} modules`, true);
-  const coverage = modules && finishCoverage(pool.coverage, modules, roots, cacheRun);
+  const counted = modules && finishCoverage(pool.coverage, modules, roots, cacheDir);
+  const coverage = counted?.report;
   const written = coverage && writeCoverageReports(coverage, coverageWanted!, coverageDir);
   progress.clear();
-  const cache = cacheDir ? addReports(pool.cache) : undefined;
+  const cache = cacheDir ? addReports([...pool.cache, ...(counted?.cache ?? [])]) : undefined;
   const run: TestRun = { summary: summarize(files.length, pool.results), results: pool.results, warnings: [...warnings, ...(cache?.warnings ?? [])], durationMs: performance.now() - started };
   const reportFirst = () => report(run, options, startedAt, cache?.stats);
   if (options.watch) {
@@ -258,15 +256,7 @@ function report(run: TestRun, options: TestOptions, startedAt: Date, cache: Cach
   if (other !== undefined && options.reporterOutput) writeReport(options.reporterOutput, other);
   if (options.json) {
     const stats = { duration_ms: Math.round(run.durationMs), peak_rss_bytes: process.resourceUsage().maxRSS * 1024, parse_cache: cache ?? null };
-    const covered = coverage && {
-      coverage: {
-        modules: coverage.report.modules.length,
-        summary: summaryJson(coverage.report.total),
-        jurisdictions: Object.fromEntries(coverage.report.jurisdictions.map(([j, s]) => [j, summaryJson(s)])),
-        thresholds: coverage.thresholds,
-        reports: coverage.written,
-      },
-    };
+    const covered = coverage && { coverage: { modules: coverage.report.modules.length, ...totalsJson(coverage.report), thresholds: coverage.thresholds, reports: coverage.written } };
     process.stdout.write(JSON.stringify({ summary: run.summary, results: run.results.map(relativeResult), warnings: run.warnings.map((w) => ({ ...w, path: displayPath(w.path) })), stats, ...covered }) + '\n');
   } else if (other !== undefined && !options.reporterOutput) {
     process.stdout.write(other);

@@ -9,10 +9,14 @@ export function summaryJson(s: CoverageSummary): Record<string, { covered: numbe
   return Object.fromEntries(KINDS.map((k) => [k, { ...s[k], percent: Math.round(percent(s[k]) * 100) / 100 }]));
 }
 
+/** The run's totals and each jurisdiction's. */
+export function totalsJson(report: CoverageReport) {
+  return { summary: summaryJson(report.total), jurisdictions: Object.fromEntries(report.jurisdictions.map(([j, s]) => [j, summaryJson(s)])) };
+}
+
 export function coverageJson(report: CoverageReport): unknown {
   return {
-    summary: summaryJson(report.total),
-    jurisdictions: Object.fromEntries(report.jurisdictions.map(([j, s]) => [j, summaryJson(s)])),
+    ...totalsJson(report),
     modules: report.modules.map((m, i) => {
       const file = displayPath(m.file);
       const at = (line: number) => `${file}:${line}`;

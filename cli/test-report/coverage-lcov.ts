@@ -9,10 +9,11 @@ import { lineHits } from '../../compiler/companion-tests/coverage/summary.js';
 
 function record(m: ModuleCoverage): string {
   const out = ['TN:', `SF:${m.file}`];
-  // a function is named once per file: a name declared twice gets its line
+  // a function is named once per file: a name declared twice gets its line (and a comma, which
+  // ends a name in FN records, would cut it)
   const named = new Map<string, number>();
   for (const r of m.rules) named.set(r.name, (named.get(r.name) ?? 0) + 1);
-  const name = (r: ModuleCoverage['rules'][number]) => (named.get(r.name)! > 1 ? `${r.name}@${r.line}` : r.name);
+  const name = (r: ModuleCoverage['rules'][number]) => (named.get(r.name)! > 1 ? `${r.name}@${r.line}` : r.name).replace(/[,\s]/g, '_');
   for (const r of m.rules) out.push(`FN:${r.line},${name(r)}`);
   for (const r of m.rules) out.push(`FNDA:${r.hits},${name(r)}`);
   out.push(`FNF:${m.rules.length}`, `FNH:${m.rules.filter((r) => r.hits > 0).length}`);
