@@ -1,11 +1,11 @@
 import type { Event } from 'js-yaml';
 import { walkYaml, type YamlNode } from './locate.js';
-import type { Formula, ParsedModule } from './module.js';
 
 // The source lines of a module's declarations, for tools that point at them line by line
 // (coverage): each rule, each version and its `effective_from`, each row of a table, and each
 // formula with where its text crosses a line (so any offset in it, an `if` arm's say, has a
-// line). Read from the events the YAML parser produced anyway, so it costs one walk over them.
+// line). Read from the events the YAML parser produced anyway, so it costs one walk over them;
+// the module reader puts them on the declarations.
 
 /** Where a formula's text lies: the line it starts on, and for one spread over several lines,
  *  the offsets into its text at which its source moves to the next line (one per line). */
@@ -68,35 +68,37 @@ function wanted(path: readonly (string | number)[]): boolean {
   return rest.length === 2 && rest[0] === 'values';
 }
 
-/** Set `line` on each rule and version, `fromLine` and `rowLines` on versions, `lines` on formulas. */
-export function attachLines(mod: ParsedModule, text: string, events: Event[]): void {
-  const nodes = new Map<string, YamlNode>();
-  walkYaml(
-    text,
-    (path, node) => {
-      if (!wanted(path)) return;
-      // a row's key as the module reader reads it (`01:` is row 1)
-      const key = path[path.length - 2] === 'values' ? [...path.slice(0, -1), Number(String(path[path.length - 1]).trim())] : path;
-      nodes.set(key.join('/'), node);
-    },
-    events as unknown as Array<Record<string, number>>,
-  );
-  const index = new LineIndex(text);
-  const lineAt = (path: (string | number)[]) => {
-    const node = nodes.get(path.join('/'));
-    return node && index.lineOf(node.start);
-  };
-  const formula = (f: Formula | undefined) => {
-    const node = f && nodes.get(f.path.join('/'));
-    if (f && node?.scalar) f.lines = formulaLines(text, node, f.text, index);
-  };
-  for (const rule of mod.rules) {
-    rule.line = lineAt(rule.path);
-    for (const version of rule.versions) {
-      version.line = lineAt(version.path);
-      version.fromLine = lineAt([...version.path, 'effective_from']) ?? lineAt([...version.path, 'from']);
-      formula(version.formula);
-      if (version.values) version.rowLines = [...version.values.keys()].map((key) => lineAt([...version.path, 'values', key]) ?? version.line ?? 0);
-    }
+/** Where the declarations of a module's text are: the line of a rule, a version, a version's
+ *  key or a table row by its path (a row by its key as the module reader reads it: `01:` is row
+ *  1), and a formula scalar's lines. */
+export class DeclarationLines {
+  private readonly nodes = new Map<string, YamlNode>();
+  private readonly index: LineIndex;
+
+  constructor(
+    private readonly text: string,
+    events: Event[],
+  ) {
+    walkYaml(
+      text,
+      (path, node) => {
+        if (!wanted(path)) return;
+        const key = path[path.length - 2] === 'values' ? [...path.slice(0, -1), Number(String(path[path.length - 1]).trim())] : path;
+        this.nodes.set(key.join('/'), node);
+      },
+      events as unknown as Array<Record<string, number>>,
+    );
+    this.index = new LineIndex(text);
+  }
+
+  line(path: readonly (string | number)[]): number | undefined {
+    const node = this.nodes.get(path.join('/'));
+    return node && this.index.lineOf(node.start);
+  }
+
+  /** The lines of the formula whose text is `value` at `path`. */
+  formula(path: readonly (string | number)[], value: string): FormulaLines | undefined {
+    const node = this.nodes.get(path.join('/'));
+    return node?.scalar ? formulaLines(this.text, node, value, this.index) : undefined;
   }
 }

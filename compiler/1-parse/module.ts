@@ -1,7 +1,7 @@
 import type { Event } from 'js-yaml';
 import type { Expr } from './formula/ast.js';
 import { parseFormula, FormulaSyntaxError } from './formula/parser.js';
-import { attachLines, type FormulaLines } from './module-lines.js';
+import { DeclarationLines, type FormulaLines } from './module-lines.js';
 import { loadModuleYaml } from './yaml.js';
 import { RuleSpecError } from '../diagnostics.js';
 
@@ -141,8 +141,21 @@ export function parseModuleText(source: string, file: string, target: string, op
     return { ...emptyModule(target, file), errors: [err as RuleSpecError] };
   }
   const mod = readModuleDocument(doc, file, target);
-  if (events) attachLines(mod, source, events);
+  if (events) attachLines(mod, new DeclarationLines(source, events));
   return mod;
+}
+
+/** Set `line` on each rule and version, `fromLine` and `rowLines` on versions, `lines` on formulas. */
+function attachLines(mod: ParsedModule, lines: DeclarationLines): void {
+  for (const rule of mod.rules) {
+    rule.line = lines.line(rule.path);
+    for (const version of rule.versions) {
+      version.line = lines.line(version.path);
+      version.fromLine = lines.line([...version.path, 'effective_from']) ?? lines.line([...version.path, 'from']);
+      if (version.formula) version.formula.lines = lines.formula(version.formula.path, version.formula.text);
+      if (version.values) version.rowLines = [...version.values.keys()].map((key) => lines.line([...version.path, 'values', key]) ?? version.line ?? 0);
+    }
+  }
 }
 
 function emptyModule(target: string, file: string): ParsedModule {
