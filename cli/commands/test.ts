@@ -225,7 +225,8 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   const written = coverage && writeCoverageReports(coverage, coverageWanted!, coverageDir);
   progress.clear();
   const cache = cacheDir ? addReports([...pool.cache, ...(counted?.cache ?? [])]) : undefined;
-  const run: TestRun = { summary: summarize(files.length, pool.results), results: pool.results, warnings: [...warnings, ...(cache?.warnings ?? [])], durationMs: performance.now() - started };
+  const changed = (coverage?.changed ?? []).map((file) => ({ path: file, reason: 'changed while the run read it: its coverage counts the cases that read one version of it only' }));
+  const run: TestRun = { summary: summarize(files.length, pool.results), results: pool.results, warnings: [...warnings, ...(cache?.warnings ?? []), ...changed], durationMs: performance.now() - started };
   const reportFirst = () => report(run, options, startedAt, cache?.stats);
   if (options.watch) {
     // the first report comes once the watcher is ready: an edit after it is never missed

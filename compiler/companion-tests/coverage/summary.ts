@@ -56,14 +56,26 @@ export function moduleSummary(m: ModuleCoverage): CoverageSummary {
 /** The jurisdiction of a module: its target's (`us-co:statutes/…` → `us-co`). */
 export const jurisdictionOf = (m: ModuleCoverage): string => m.target.slice(0, m.target.indexOf(':'));
 
-/** One record per module file, the counts of every part added up, sorted by file. Parts of one
- *  file come from the same text, so they list the same things in the same order. */
-export function mergeCoverage(parts: ModuleCoverage[]): ModuleCoverage[] {
+/** The shape of a record: what it lists, without the counts. */
+const shape = (m: ModuleCoverage) => JSON.stringify([m.rules.map((r) => [r.name, r.line]), m.versions.map((v) => [v.rule, v.line]), m.branches.map((b) => b.arms.map((a) => a.line))]);
+
+/**
+ * One record per module file, the counts of every part added up, sorted by file. Parts of one
+ * file read from the same text list the same things in the same order; a part that lists others
+ * (the file changed while the run read it) is left out, and its file named in `changed`.
+ */
+export function mergeCoverage(parts: ModuleCoverage[], changed: string[] = []): ModuleCoverage[] {
   const byFile = new Map<string, ModuleCoverage>();
+  const shapes = new Map<string, string>();
   for (const part of parts) {
     const into = byFile.get(part.file);
     if (!into) {
       byFile.set(part.file, structuredClone(part));
+      continue;
+    }
+    if (!shapes.has(part.file)) shapes.set(part.file, shape(into));
+    if (shape(part) !== shapes.get(part.file)) {
+      if (!changed.includes(part.file)) changed.push(part.file);
       continue;
     }
     part.rules.forEach((r, i) => {
@@ -78,6 +90,8 @@ export function mergeCoverage(parts: ModuleCoverage[]): ModuleCoverage[] {
 
 export interface CoverageReport {
   modules: ModuleCoverage[];
+  /** Files that changed while the run read them: their counts are those of one reading only. */
+  changed: string[];
   total: CoverageSummary;
   /** Totals per jurisdiction, in name order. */
   jurisdictions: [string, CoverageSummary][];
@@ -86,7 +100,8 @@ export interface CoverageReport {
 }
 
 export function coverageReport(parts: ModuleCoverage[]): CoverageReport {
-  const modules = mergeCoverage(parts);
+  const changed: string[] = [];
+  const modules = mergeCoverage(parts, changed);
   const perModule = modules.map(moduleSummary);
   const total = emptySummary();
   const byJurisdiction = new Map<string, CoverageSummary>();
@@ -95,5 +110,5 @@ export function coverageReport(parts: ModuleCoverage[]): CoverageReport {
     const j = jurisdictionOf(m);
     addSummary(byJurisdiction.get(j) ?? byJurisdiction.set(j, emptySummary()).get(j)!, perModule[i]);
   });
-  return { modules, total, perModule, jurisdictions: [...byJurisdiction].sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
+  return { modules, changed, total, perModule, jurisdictions: [...byJurisdiction].sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
 }

@@ -36,6 +36,17 @@ describe('coverage totals', () => {
     expect(mergeCoverage([b, a])).toEqual(mergeCoverage([a, b]));
   });
 
+  it('leave out a part that lists other things (its file changed during the run), naming the file', () => {
+    const a = record('/r/us/a.yaml', { rule: 2, nonTrivial: 0, version: 0, arms: [2, 0] });
+    const edited = record('/r/us/a.yaml', { rule: 1, nonTrivial: 1, version: 1, arms: [0, 1] });
+    edited.rules[0].line = 4;
+    const changed: string[] = [];
+    const [m] = mergeCoverage([a, edited], changed);
+    expect(m.rules.map((r) => r.hits)).toEqual([2, 0]);
+    expect(changed).toEqual(['/r/us/a.yaml']);
+    expect(coverageReport([a, edited]).changed).toEqual(['/r/us/a.yaml']);
+  });
+
   it('count each kind: rules, branch arms, parameter versions, derived rules seen non-trivial, and lines', () => {
     const s = moduleSummary(record('/r/us/a.yaml', { rule: 2, nonTrivial: 0, version: 0, arms: [2, 0] }));
     expect(s).toEqual({
