@@ -1,7 +1,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type CacheReport, type CacheStats, newCacheRun, ParseCache } from '../../compiler/1-parse/parse-cache.js';
+import { type CacheStats, newCacheRun } from '../../compiler/1-parse/parse-cache.js';
 import { type CorpusLayout, defaultProgramsDirs, holdsJurisdictions, isTestFile, type LayoutWarning, scanCorpus } from '../../compiler/2-resolve/corpus-layout.js';
 import type { ModuleCoverage } from '../../compiler/companion-tests/coverage/provisions.js';
 import { isInside, walkFiles } from '../../compiler/2-resolve/source-tree.js';
@@ -171,20 +171,19 @@ function selectedModules(paths: string[], roots: string[], layout: CorpusLayout,
   return [...modules].filter((m) => roots.some((r) => isInside(m, r)));
 }
 
-/** The counts of the workers, and every selected module none of their cases reached (at zero,
- *  read through the cache the workers have just filled); what that cache did. */
-function finishCoverage(counted: ModuleCoverage[], modules: string[], roots: string[], cacheDir: string | undefined): { report: CoverageReport; cache: CacheReport[] } {
-  const reached = new Set(counted.map((m) => m.file));
-  const unreached = modules.filter((m) => !reached.has(m));
-  const cache = cacheDir ? new ParseCache(cacheDir) : undefined;
-  const tree = new SourceTree(roots, cache, { lines: true });
+/** The counts of the workers (each module of a test file or that a worker read is among them),
+ *  and every other selected module (a module without a test file that nothing imports) at zero. */
+function finishCoverage(counted: ModuleCoverage[], modules: string[], roots: string[]): CoverageReport {
+  const read = new Set(counted.map((m) => m.file));
+  // few, as a rule: read here without the parse cache, whose index costs more to load than they do
+  const tree = new SourceTree(roots, undefined, { lines: true });
   const collector = new CoverageCollector(() => true);
-  for (const file of unreached) {
+  for (const file of modules.filter((m) => !read.has(m))) {
     const target = tree.targetFor(file);
     const mod = target && tree.module(target);
     if (mod) collector.include(mod);
   }
-  return { report: coverageReport([...counted, ...collector.records()]), cache: cache ? [cache.drain()] : [] };
+  return coverageReport([...counted, ...collector.records()]);
 }
 
 async function runTests(paths: string[], options: TestOptions): Promise<number> {
@@ -220,11 +219,10 @@ async function runTests(paths: string[], options: TestOptions): Promise<number> 
   // an empty selection is a mistake in the command (a typo in CI must not pass)
   if (options.filter !== undefined && !pool.results.length) throw new UsageError(`--filter ${JSON.stringify(options.filter)} matches no case in the ${files.length} test files`);
   if (modules && !options.json) progress.update(`adding up the coverage of ${modules.length} modules`, true);
-  const counted = modules && finishCoverage(pool.coverage, modules, roots, cacheDir);
-  const coverage = counted?.report;
+  const coverage = modules && finishCoverage(pool.coverage, modules, roots);
   const written = coverage && writeCoverageReports(coverage, coverageWanted!, coverageDir);
   progress.clear();
-  const cache = cacheDir ? addReports([...pool.cache, ...(counted?.cache ?? [])]) : undefined;
+  const cache = cacheDir ? addReports(pool.cache) : undefined;
   const changed = (coverage?.changed ?? []).map((file) => ({ path: file, reason: 'changed while the run read it: its coverage counts the cases that read one version of it only' }));
   const run: TestRun = { summary: summarize(files.length, pool.results), results: pool.results, warnings: [...warnings, ...(cache?.warnings ?? []), ...changed], durationMs: performance.now() - started };
   const reportFirst = () => report(run, options, startedAt, cache?.stats);

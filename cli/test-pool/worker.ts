@@ -7,7 +7,8 @@ import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
 
 // A test worker keeps one SourceTree for its lifetime, so a module imported by many test
 // files is read and parsed once per worker. With coverage, it counts over all its files and
-// sends the counts once, when told to exit.
+// sends the counts once, when told to exit, with every module it read that no case reached (at
+// zero: the main thread then has only the modules no worker read to count).
 
 const setup = workerData as WorkerSetup;
 const counted = setup.coverage && new Set(setup.coverage.modules);
@@ -16,7 +17,10 @@ const tree = new SourceTree(setup.roots, setup.cache ? new ParseCache(setup.cach
 
 parentPort!.on('message', (msg: ToWorker) => {
   if (msg.type === 'exit') {
-    if (coverage) parentPort!.postMessage({ type: 'coverage', modules: coverage.records() } satisfies FromWorker);
+    if (coverage) {
+      for (const mod of tree.parsed()) coverage.include(mod);
+      parentPort!.postMessage({ type: 'coverage', modules: coverage.records() } satisfies FromWorker);
+    }
     parentPort!.close();
     return;
   }

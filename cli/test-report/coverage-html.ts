@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ModuleCoverage } from '../../compiler/companion-tests/coverage/provisions.js';
-import { type CoverageReport, type CoverageSummary, jurisdictionOf, KIND_LABELS, KINDS, lineHits, percent, type Tally } from '../../compiler/companion-tests/coverage/summary.js';
+import { type CoverageReport, type CoverageSummary, jurisdictionOf, KIND_LABELS, KINDS, percent, type Tally } from '../../compiler/companion-tests/coverage/summary.js';
 import { esc, htmlPage } from '../../server/pages/html.js';
 import { displayPath } from '../output.js';
 
@@ -40,14 +40,13 @@ const summaryHead = (first: string) => `<tr><th>${first}</th>${KINDS.map((k) => 
 /** `us-co:statutes/39/x` → `us-co/statutes/39/x.html`, under the output folder. */
 const pageOf = (m: ModuleCoverage) => `${m.target.replace(':', '/')}.html`;
 
-function modulePage(m: ModuleCoverage, s: CoverageSummary, up: string): string {
+function modulePage(m: ModuleCoverage, s: CoverageSummary, hits: Map<number, number>, up: string): string {
   let source: string[];
   try {
     source = readFileSync(m.file, 'utf8').split('\n');
   } catch {
     source = [];
   }
-  const hits = lineHits(m);
   const arms = new Map<number, string[]>();
   for (const b of m.branches) {
     const ran = b.arms.some((a) => a.hits > 0);
@@ -88,6 +87,6 @@ export function writeCoverageHtml(report: CoverageReport, dir: string): void {
   }
   report.modules.forEach((m, i) => {
     const depth = pageOf(m).split('/').length - 1;
-    write(pageOf(m), modulePage(m, report.perModule[i], '../'.repeat(depth)));
+    write(pageOf(m), modulePage(m, report.perModule[i], report.lines[i], '../'.repeat(depth)));
   });
 }

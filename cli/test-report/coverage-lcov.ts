@@ -1,5 +1,5 @@
 import type { ModuleCoverage } from '../../compiler/companion-tests/coverage/provisions.js';
-import { lineHits } from '../../compiler/companion-tests/coverage/summary.js';
+import type { CoverageReport } from '../../compiler/companion-tests/coverage/summary.js';
 
 // `--coverage-reporter lcov` (lcov.info), the tracefile format of LCOV's geninfo(1), which
 // genhtml, Codecov-style services and editors' coverage gutters read. Over the YAML modules:
@@ -7,7 +7,7 @@ import { lineHits } from '../../compiler/companion-tests/coverage/summary.js';
 // branch arm at its own line (block = the conditional, `-` when it never ran); DA each line
 // that holds a rule, a version or a branch arm. Paths are absolute, so any tool finds the files.
 
-function record(m: ModuleCoverage): string {
+function record(m: ModuleCoverage, lines: Map<number, number>): string {
   const out = ['TN:', `SF:${m.file}`];
   // a function is named once per file: a name declared twice gets its line (and a comma, which
   // ends a name in FN records, would cut it)
@@ -26,12 +26,11 @@ function record(m: ModuleCoverage): string {
     taken += b.arms.filter((a) => a.hits > 0).length;
   });
   out.push(`BRF:${branches}`, `BRH:${taken}`);
-  const lines = lineHits(m);
   for (const [line, hits] of lines) out.push(`DA:${line},${hits}`);
   out.push(`LF:${lines.size}`, `LH:${[...lines.values()].filter((h) => h > 0).length}`, 'end_of_record');
   return out.join('\n');
 }
 
-export function lcovReport(modules: ModuleCoverage[]): string {
-  return modules.map(record).join('\n') + '\n';
+export function lcovReport(report: CoverageReport): string {
+  return report.modules.map((m, i) => record(m, report.lines[i])).join('\n') + '\n';
 }

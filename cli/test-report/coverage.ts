@@ -66,7 +66,7 @@ export function writeCoverageReports(report: CoverageReport, reporters: Coverage
     for (const r of files) {
       const target = path.join(dir, r === 'json' ? 'coverage.json' : r === 'lcov' ? 'lcov.info' : 'html');
       if (r === 'json') writeFileSync(target, JSON.stringify(coverageJson(report), null, 1) + '\n');
-      else if (r === 'lcov') writeFileSync(target, lcovReport(report.modules));
+      else if (r === 'lcov') writeFileSync(target, lcovReport(report));
       else writeCoverageHtml(report, target);
       written[r] = displayPath(path.resolve(r === 'html' ? path.join(target, 'index.html') : target));
     }

@@ -14,7 +14,7 @@ export interface FormulaLines {
   breaks?: number[];
 }
 
-/** The line of an offset in a formula's text. */
+/** The line of an offset in a formula's text (a formula read with lines is its own FormulaLines). */
 export function formulaLine(lines: FormulaLines, offset: number): number {
   let n = 0;
   while (lines.breaks && n < lines.breaks.length && lines.breaks[n] <= offset) n++;

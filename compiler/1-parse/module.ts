@@ -1,7 +1,7 @@
 import type { Event } from 'js-yaml';
 import type { Expr } from './formula/ast.js';
 import { parseFormula, FormulaSyntaxError } from './formula/parser.js';
-import { DeclarationLines, type FormulaLines } from './module-lines.js';
+import { DeclarationLines } from './module-lines.js';
 import { loadModuleYaml } from './yaml.js';
 import { RuleSpecError } from '../diagnostics.js';
 
@@ -16,8 +16,9 @@ export interface Formula {
   expr: Expr;
   /** YAML path of the formula scalar, to point at errors inside it. */
   path: (string | number)[];
-  /** Its lines, when the module was read with lines (module-lines.ts). */
-  lines?: FormulaLines;
+  /** Where it lies, when the module was read with lines (module-lines.ts: FormulaLines). */
+  line?: number;
+  breaks?: number[];
 }
 
 export interface VersionDecl {
@@ -152,7 +153,8 @@ function attachLines(mod: ParsedModule, lines: DeclarationLines): void {
     for (const version of rule.versions) {
       version.line = lines.line(version.path);
       version.fromLine = lines.line([...version.path, 'effective_from']) ?? lines.line([...version.path, 'from']);
-      if (version.formula) version.formula.lines = lines.formula(version.formula.path, version.formula.text);
+      const formula = version.formula && lines.formula(version.formula.path, version.formula.text);
+      if (formula) Object.assign(version.formula!, formula);
       if (version.values) version.rowLines = [...version.values.keys()].map((key) => lines.line([...version.path, 'values', key]) ?? version.line ?? 0);
     }
   }

@@ -69,6 +69,11 @@ export class SourceTree {
     return mod;
   }
 
+  /** Every module read so far. */
+  parsed(): ParsedModule[] {
+    return [...this.modules.values()].filter((m): m is ParsedModule => m !== null);
+  }
+
   /** Forget a cached module (after its file changed). */
   invalidate(target: string): void {
     this.modules.delete(target);

@@ -46,6 +46,7 @@ export interface RunOptions {
 }
 
 export function runTestFile(tree: SourceTree, testFile: string, options: RunOptions = {}): CaseResult[] {
+  if (options.coverage) countModuleOf(tree, testFile, options.coverage);
   let cases: RawCase[];
   let listPath: string[];
   try {
@@ -73,6 +74,13 @@ export function runTestFile(tree: SourceTree, testFile: string, options: RunOpti
   }
   const observer = options.coverage?.observe(program, origins!);
   return withLines(testFile, listPath, selected, selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile, options.strict, observer)));
+}
+
+/** A test file's module is counted, whether or not a case of it runs (an empty file, a filter). */
+function countModuleOf(tree: SourceTree, testFile: string, coverage: CoverageCollector): void {
+  const target = tree.targetFor(moduleFileOf(testFile));
+  const mod = target && tree.module(target);
+  if (mod) coverage.include(mod);
 }
 
 /** Locate the cases that do not pass (the file is read again only when one fails). */

@@ -1,7 +1,7 @@
 import type { ParsedModule } from '../../1-parse/module.js';
 import type { IfExpr, JudgmentExpr, Program } from '../../3-lower/ir.js';
 import type { LoweringOrigins } from '../../3-lower/program.js';
-import type { Outcome } from '../../engine/logic.js';
+import { HOLDS, type Outcome } from '../../engine/logic.js';
 import type { EvaluationObserver } from '../../engine/observer.js';
 import { Day, Decimal, type Value } from '../../values.js';
 import { type ArmCount, type BranchCount, chainOperands, type ModuleIndex, type RuleCount, type VersionCount } from './provisions.js';
@@ -28,7 +28,7 @@ const isConnective = (e: JudgmentExpr): e is Extract<JudgmentExpr, { k: 'and' | 
 
 /** Zero, false, not_holds, undetermined and empty text are what a rule nobody really tested shows. */
 function nonTrivial(result: Value | Outcome, judgment: boolean): boolean {
-  if (judgment) return result === 'holds';
+  if (judgment) return result === HOLDS;
   if (result instanceof Decimal) return !result.isZero();
   return result === true || result instanceof Day || (typeof result === 'string' && result !== '');
 }

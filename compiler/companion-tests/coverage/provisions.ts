@@ -91,7 +91,7 @@ function patternText(p: Expr | null): string {
 
 /** The branches of one formula, outermost first. */
 function formulaBranches(rule: string, formula: Formula, fallbackLine: number, index: ModuleIndex): void {
-  const lineAt = (offset: number) => (formula.lines ? formulaLine(formula.lines, offset) : fallbackLine);
+  const lineAt = (offset: number) => (formula.line !== undefined ? formulaLine({ line: formula.line, breaks: formula.breaks }, offset) : fallbackLine);
   const add = (e: Expr, kind: BranchKind, arms: { label: string; at: number }[]) => {
     const block: BranchCount = { rule, kind, line: lineAt(e.pos), arms: arms.map((a) => ({ label: a.label, line: lineAt(a.at), hits: 0 })) };
     index.record.branches.push(block);

@@ -40,10 +40,11 @@ export function lineHits(m: ModuleCoverage): Map<number, number> {
   return new Map([...lines].sort((a, b) => a[0] - b[0]));
 }
 
-export function moduleSummary(m: ModuleCoverage): CoverageSummary {
+/** `lines`: the module's lineHits, when they are at hand. */
+export function moduleSummary(m: ModuleCoverage, lineMap = lineHits(m)): CoverageSummary {
   const tally = <T>(items: T[], covered: (t: T) => boolean): Tally => ({ covered: items.filter(covered).length, total: items.length });
   const derived = m.rules.filter((r) => r.kind === 'derived');
-  const lines = [...lineHits(m).values()];
+  const lines = [...lineMap.values()];
   return {
     rules: tally(m.rules, (r) => r.hits > 0),
     branches: tally(m.branches.flatMap((b) => b.arms), (a) => a.hits > 0),
@@ -56,25 +57,27 @@ export function moduleSummary(m: ModuleCoverage): CoverageSummary {
 /** The jurisdiction of a module: its target's (`us-co:statutes/…` → `us-co`). */
 export const jurisdictionOf = (m: ModuleCoverage): string => m.target.slice(0, m.target.indexOf(':'));
 
-/** The shape of a record: what it lists, without the counts. */
-const shape = (m: ModuleCoverage) => JSON.stringify([m.rules.map((r) => [r.name, r.line]), m.versions.map((v) => [v.rule, v.line]), m.branches.map((b) => b.arms.map((a) => a.line))]);
+/** Whether two records list the same things at the same lines. */
+function sameShape(a: ModuleCoverage, b: ModuleCoverage): boolean {
+  const same = <T extends { line: number }>(x: T[], y: T[]) => x.length === y.length && x.every((item, i) => item.line === y[i].line);
+  return same(a.rules, b.rules) && same(a.versions, b.versions) && same(a.branches, b.branches) && a.branches.every((br, i) => same(br.arms, b.branches[i].arms));
+}
 
 /**
- * One record per module file, the counts of every part added up, sorted by file. Parts of one
- * file read from the same text list the same things in the same order; a part that lists others
- * (the file changed while the run read it) is left out, and its file named in `changed`.
+ * One record per module file, the counts of every part added up (into the first part of each
+ * file), sorted by file. Parts of one file read from the same text list the same things in the
+ * same order; a part that lists others (the file changed while the run read it) is left out, and
+ * its file named in `changed`.
  */
 export function mergeCoverage(parts: ModuleCoverage[], changed: string[] = []): ModuleCoverage[] {
   const byFile = new Map<string, ModuleCoverage>();
-  const shapes = new Map<string, string>();
   for (const part of parts) {
     const into = byFile.get(part.file);
     if (!into) {
-      byFile.set(part.file, structuredClone(part));
+      byFile.set(part.file, part);
       continue;
     }
-    if (!shapes.has(part.file)) shapes.set(part.file, shape(into));
-    if (shape(part) !== shapes.get(part.file)) {
+    if (!sameShape(part, into)) {
       if (!changed.includes(part.file)) changed.push(part.file);
       continue;
     }
@@ -97,12 +100,15 @@ export interface CoverageReport {
   jurisdictions: [string, CoverageSummary][];
   /** Each module's totals, as `modules`. */
   perModule: CoverageSummary[];
+  /** Each module's lines with their hits (lineHits), as `modules`. */
+  lines: Map<number, number>[];
 }
 
 export function coverageReport(parts: ModuleCoverage[]): CoverageReport {
   const changed: string[] = [];
   const modules = mergeCoverage(parts, changed);
-  const perModule = modules.map(moduleSummary);
+  const lines = modules.map(lineHits);
+  const perModule = modules.map((m, i) => moduleSummary(m, lines[i]));
   const total = emptySummary();
   const byJurisdiction = new Map<string, CoverageSummary>();
   modules.forEach((m, i) => {
@@ -110,5 +116,5 @@ export function coverageReport(parts: ModuleCoverage[]): CoverageReport {
     const j = jurisdictionOf(m);
     addSummary(byJurisdiction.get(j) ?? byJurisdiction.set(j, emptySummary()).get(j)!, perModule[i]);
   });
-  return { modules, changed, total, perModule, jurisdictions: [...byJurisdiction].sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
+  return { modules, changed, total, perModule, lines, jurisdictions: [...byJurisdiction].sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
 }

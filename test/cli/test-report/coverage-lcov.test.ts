@@ -21,7 +21,7 @@ async function lcovSummary(info: string): Promise<Record<string, [number, number
 
 describe('the lcov reporter', () => {
   const report = measured();
-  const info = lcovReport(report.modules);
+  const info = lcovReport(report);
   const dir = mkdtempSync(path.join(tmpdir(), 'rules-lcov-'));
   writeFileSync(path.join(dir, 'lcov.info'), info);
 

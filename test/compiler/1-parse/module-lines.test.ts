@@ -76,18 +76,18 @@ describe('module lines', () => {
     const e = benefit.versions[0].formula!;
     expect(e.expr.t).toBe('if');
     if (e.expr.t !== 'if') return;
-    const lines = e.lines!;
+    const lines = { line: e.line!, breaks: e.breaks };
     expect(formulaLine(lines, e.expr.pos)).toBe(lineOf(MODULE, 'if amount > 10'));
     expect(formulaLine(lines, e.expr.branches[1].pos)).toBe(lineOf(MODULE, 'elif amount'));
     expect(formulaLine(lines, e.expr.elsePos)).toBe(lineOf(MODULE, 'else: 0'));
 
     const m = folded.versions[0].formula!;
     if (m.expr.t !== 'match') throw new Error('a match');
-    expect(m.expr.arms.map((a) => formulaLine(m.lines!, a.pos))).toEqual([lineOf(MODULE, '"a" => 1'), lineOf(MODULE, '_ => 2')]);
+    expect(m.expr.arms.map((a) => formulaLine({ line: m.line!, breaks: m.breaks }, a.pos))).toEqual([lineOf(MODULE, '"a" => 1'), lineOf(MODULE, '_ => 2')]);
 
     const q = quoted.versions[0].formula!;
     if (q.expr.t !== 'if') throw new Error('an if');
-    expect(q.lines).toEqual({ line: lineOf(MODULE, '{effective_from') });
-    expect(formulaLine(q.lines!, q.expr.elsePos)).toBe(q.lines!.line);
+    expect([q.line, q.breaks]).toEqual([lineOf(MODULE, '{effective_from'), undefined]);
+    expect(formulaLine({ line: q.line! }, q.expr.elsePos)).toBe(q.line);
   });
 });
