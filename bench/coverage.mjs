@@ -27,7 +27,7 @@ function test(coverage, cacheArgs) {
   const out = execFileSync(process.execPath, args, { maxBuffer: 512 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }).toString();
   const wall = Math.round(performance.now() - started);
   const { summary, stats, coverage: measured } = JSON.parse(out);
-  return { summary, wall_ms: wall, peak_rss_mib: Math.round(stats.peak_rss_bytes / 1048576), coverage: measured };
+  return { summary, wall_ms: wall, cpu_ms: stats.cpu_ms, peak_rss_mib: Math.round(stats.peak_rss_bytes / 1048576), coverage: measured };
 }
 
 const loadBefore = load();
@@ -38,13 +38,14 @@ for (const [cache, cacheArgs] of [['no_cache', ['--no-cache']], ['warm_cache', [
   const rounds = Array.from({ length: repeats }, () => ({ off: test(false, cacheArgs), on: test(true, cacheArgs) }));
   const side = (name) => {
     const runs = rounds.map((r) => r[name]);
-    return { wall_ms: median(runs.map((r) => r.wall_ms)), runs_ms: runs.map((r) => r.wall_ms), peak_rss_mib: Math.max(...runs.map((r) => r.peak_rss_mib)) };
+    return { wall_ms: median(runs.map((r) => r.wall_ms)), runs_ms: runs.map((r) => r.wall_ms), cpu_ms: median(runs.map((r) => r.cpu_ms)), peak_rss_mib: Math.max(...runs.map((r) => r.peak_rss_mib)) };
   };
   const [off, on] = [side('off'), side('on')];
-  // each round's two runs ran back to back, so their ratio is the least touched by a changing load
-  const ratios = rounds.map((r) => +(r.on.wall_ms / r.off.wall_ms).toFixed(2));
-  modes[cache] = { off, on, ratio: median(ratios), round_ratios: ratios };
-  console.log(`${cache.replace('_', ' ')}: without coverage ${off.wall_ms} ms (${off.runs_ms.join(', ')}), with ${on.wall_ms} ms (${on.runs_ms.join(', ')}): ×${modes[cache].ratio} (rounds ${ratios.join(', ')})`);
+  // each round's two runs ran back to back, so their ratio is the least touched by a changing load;
+  // processor time (all threads) is stretched less by other processes than wall time
+  const ratios = (key) => rounds.map((r) => +(r.on[key] / r.off[key]).toFixed(2));
+  modes[cache] = { off, on, ratio: median(ratios('wall_ms')), round_ratios: ratios('wall_ms'), cpu_ratio: median(ratios('cpu_ms')) };
+  console.log(`${cache.replace('_', ' ')}: without coverage ${off.wall_ms} ms (${off.runs_ms.join(', ')}), with ${on.wall_ms} ms (${on.runs_ms.join(', ')}): ×${modes[cache].ratio} (rounds ${ratios('wall_ms').join(', ')}); processor time ${off.cpu_ms} → ${on.cpu_ms} ms, ×${modes[cache].cpu_ratio}`);
   last = rounds.at(-1).on;
 }
 const { summary, coverage } = last;

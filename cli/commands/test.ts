@@ -254,7 +254,8 @@ function report(run: TestRun, options: TestOptions, startedAt: Date, cache: Cach
   const other = options.reporter === 'junit' ? junitReport(run, startedAt) : options.reporter === 'github' ? githubReport(run) : undefined;
   if (other !== undefined && options.reporterOutput) writeReport(options.reporterOutput, other);
   if (options.json) {
-    const stats = { duration_ms: Math.round(run.durationMs), peak_rss_bytes: process.resourceUsage().maxRSS * 1024, parse_cache: cache ?? null };
+    const usage = process.resourceUsage();
+    const stats = { duration_ms: Math.round(run.durationMs), cpu_ms: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000), peak_rss_bytes: usage.maxRSS * 1024, parse_cache: cache ?? null };
     const covered = coverage && { coverage: { modules: coverage.report.modules.length, ...totalsJson(coverage.report), thresholds: coverage.thresholds, reports: coverage.written } };
     process.stdout.write(JSON.stringify({ summary: run.summary, results: run.results.map(relativeResult), warnings: run.warnings.map((w) => ({ ...w, path: displayPath(w.path) })), stats, ...covered }) + '\n');
   } else if (other !== undefined && !options.reporterOutput) {

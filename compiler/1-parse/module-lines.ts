@@ -58,14 +58,17 @@ function formulaLines(text: string, node: YamlNode, value: string, index: LineIn
   return breaks.length ? { line, breaks } : { line: line || index.lineOf(node.start) };
 }
 
-/** The paths under `rules:` whose lines coverage needs. */
+/** The paths under `rules:` whose lines coverage needs (asked of every node: no allocation). */
 function wanted(path: readonly (string | number)[]): boolean {
-  if (path[0] !== 'rules' || path.length < 2) return false;
-  if (path.length === 2) return true;
-  const rest = path[2] === 'versions' ? path.slice(4) : path.slice(2);
-  if (path[2] === 'versions' && path.length === 4) return true;
-  if (rest.length === 1) return rest[0] === 'effective_from' || rest[0] === 'from' || rest[0] === 'formula';
-  return rest.length === 2 && rest[0] === 'values';
+  const n = path.length;
+  if (path[0] !== 'rules' || n < 2) return false;
+  if (n === 2) return true;
+  // a version's keys: under `versions: [...]`, or on the rule itself
+  const at = path[2] === 'versions' ? 4 : 2;
+  if (n === at) return true;
+  const key = path[at];
+  if (n === at + 1) return key === 'effective_from' || key === 'from' || key === 'formula';
+  return n === at + 2 && key === 'values';
 }
 
 /** Where the declarations of a module's text are: the line of a rule, a version, a version's

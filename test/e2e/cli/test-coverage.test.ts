@@ -148,6 +148,9 @@ describe('rules test --coverage', () => {
 
     const plain = await runCli(['test', '--root', root, '--json', '--no-cache'], { cwd: root });
     expect(JSON.parse(plain.stdout)).not.toHaveProperty('coverage');
+    // what the run cost, in processor time too (the coverage benchmark compares it)
+    const { stats } = JSON.parse(plain.stdout) as { stats: { duration_ms: number; cpu_ms: number } };
+    expect(stats.cpu_ms).toBeGreaterThan(0);
     const human = await runCli(['test', '--root', root, '--no-cache'], { cwd: root });
     expect(human.stdout).not.toMatch(/coverage/i);
     expect(existsSync(path.join(root, '.rules', 'coverage'))).toBe(false);
