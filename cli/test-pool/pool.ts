@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CacheReport } from '../../compiler/1-parse/parse-cache.js';
+import type { ModuleCoverage } from '../../compiler/companion-tests/coverage/provisions.js';
 import type { CaseResult } from '../../compiler/companion-tests/run-file.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './messages.js';
 
@@ -20,6 +21,8 @@ export interface PoolRun {
   cache: CacheReport[];
   /** Test file → the module targets it reaches, when the setup asks for them. */
   closures: Map<string, string[]>;
+  /** Each worker's coverage counts, when the setup asks for them (one record per module and worker). */
+  coverage: ModuleCoverage[];
 }
 
 /** A larger young generation than V8's default: a run allocates many short-lived values (parsed
@@ -50,6 +53,7 @@ export async function runInPool(
   const progress: PoolProgress = { files: 0, results: [] };
   const cache: CacheReport[] = [];
   const closures = new Map<string, string[]>();
+  const coverage: ModuleCoverage[] = [];
 
   const take = (own: Region): number | undefined => {
     if (own.next < own.end) return own.next++;
@@ -67,6 +71,10 @@ export async function runInPool(
         worker.postMessage(msg);
       };
       worker.on('message', (msg: FromWorker) => {
+        if (msg.type === 'coverage') {
+          for (const m of msg.modules) coverage.push(m);
+          return;
+        }
         collected[current!] = msg.results;
         if (msg.cache) cache.push(msg.cache);
         for (const [file, targets] of msg.closures ?? []) closures.set(file, targets);
@@ -81,5 +89,5 @@ export async function runInPool(
     });
 
   await Promise.all(regions.map(runWorker));
-  return { results: collected.flat(), cache, closures };
+  return { results: collected.flat(), cache, closures, coverage };
 }

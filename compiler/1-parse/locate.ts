@@ -11,65 +11,77 @@ const EV_SCALAR = 4;
 const EV_ALIAS = 5;
 const EV_POP = 6;
 
-interface Frame {
-  kind: 'seq' | 'map';
-  index: number; // next item index (seq) or scalar count (map: even = key, odd = value)
-  key?: string;
-  start: number;
-}
+export type YamlPath = readonly (string | number)[];
 
-interface Found {
+/** Where a node is: a scalar's value, or a collection's start (`end` = `start`). */
+export interface YamlNode {
   start: number;
   end: number;
   scalar: boolean;
 }
 
-function findNode(text: string, path: (string | number)[]): Found | undefined {
-  const events = parseEvents(text, {}) as unknown as Array<Record<string, number>>;
+interface Frame {
+  kind: 'seq' | 'map';
+  index: number; // next item index (seq) or scalar count (map: even = key, odd = value)
+}
+
+/**
+ * Every scalar value and collection of a YAML text, in document order, with the key/index path
+ * that leads to it (one array, valid only during the call). `visit` returns true to stop.
+ * `events` are the parser's, when the caller has them already.
+ */
+export function walkYaml(text: string, visit: (path: YamlPath, node: YamlNode) => boolean | void, events = parseEvents(text, {}) as unknown as Array<Record<string, number>>): void {
   const stack: Frame[] = [];
-  let best: Found | undefined;
-  // path of the node about to start, given the current stack
-  const currentPath = (): (string | number)[] =>
-    stack.map((f) => (f.kind === 'seq' ? f.index : (f.key ?? '')));
-
-  const matches = (p: (string | number)[]): boolean =>
-    p.length <= path.length && p.every((seg, i) => String(seg) === String(path[i]));
-
+  const path: (string | number)[] = [];
   for (const ev of events) {
-    const top = stack[stack.length - 1];
+    const depth = stack.length;
+    const top = stack[depth - 1];
     const isKey = top?.kind === 'map' && top.index % 2 === 0;
     if (ev.type === EV_SCALAR || ev.type === EV_ALIAS) {
       if (isKey && ev.type === EV_SCALAR) {
-        top.key = text.slice(ev.valueStart, ev.valueEnd);
+        path[depth - 1] = text.slice(ev.valueStart, ev.valueEnd);
         top.index++;
         continue;
       }
-      const p = currentPath();
-      if (matches(p) && ev.type === EV_SCALAR) {
-        if (p.length === path.length) return { start: ev.valueStart, end: ev.valueEnd, scalar: true };
-      }
+      if (top?.kind === 'seq') path[depth - 1] = top.index;
+      if (ev.type === EV_SCALAR && visit(path, { start: ev.valueStart, end: ev.valueEnd, scalar: true })) return;
       if (top) top.index++;
     } else if (ev.type === EV_SEQUENCE || ev.type === EV_MAPPING) {
-      const p = currentPath();
-      if (matches(p)) {
-        best = { start: ev.start, end: ev.start, scalar: false };
-        if (p.length === path.length) return best;
-      }
+      if (top?.kind === 'seq') path[depth - 1] = top.index;
+      if (visit(path, { start: ev.start, end: ev.start, scalar: false })) return;
       if (top && top.kind === 'map') top.index++;
-      stack.push({ kind: ev.type === EV_SEQUENCE ? 'seq' : 'map', index: 0, start: ev.start });
+      stack.push({ kind: ev.type === EV_SEQUENCE ? 'seq' : 'map', index: 0 });
+      path.length = depth + 1;
+      path[depth] = '';
     } else if (ev.type === EV_POP) {
       const frame = stack.pop();
+      path.length = stack.length;
       const parent = stack[stack.length - 1];
       if (frame && parent?.kind === 'seq') parent.index++;
     }
   }
+}
+
+/** The node at a path, else the innermost collection on the way to it. */
+function findNode(text: string, path: YamlPath): YamlNode | undefined {
+  let best: YamlNode | undefined;
+  const matches = (p: YamlPath): boolean => p.length <= path.length && p.every((seg, i) => String(seg) === String(path[i]));
+  walkYaml(text, (p, node) => {
+    if (!matches(p)) return false;
+    if (p.length === path.length) {
+      best = node;
+      return true;
+    }
+    if (!node.scalar) best = node;
+    return false;
+  });
   return best;
 }
 
 /** Map an offset inside a scalar's value to the source. Quoted scalars are walked with their
  *  escapes (`''` in single quotes, backslashes in double quotes); block and plain scalars by
  *  aligning non-blank characters (robust to indentation and folded lines). */
-function sourceOffset(text: string, found: Found, value: string, offset: number): number {
+function sourceOffset(text: string, found: YamlNode, value: string, offset: number): number {
   const quote = text[found.start - 1];
   if ((quote === "'" || quote === '"') && !value.slice(0, offset).includes('\n')) {
     let i = found.start;

@@ -1,5 +1,7 @@
+import type { Event } from 'js-yaml';
 import type { Expr } from './formula/ast.js';
 import { parseFormula, FormulaSyntaxError } from './formula/parser.js';
+import { DeclarationLines } from './module-lines.js';
 import { loadModuleYaml } from './yaml.js';
 import { RuleSpecError } from '../diagnostics.js';
 
@@ -14,6 +16,9 @@ export interface Formula {
   expr: Expr;
   /** YAML path of the formula scalar, to point at errors inside it. */
   path: (string | number)[];
+  /** Where it lies, when the module was read with lines (module-lines.ts: FormulaLines). */
+  line?: number;
+  breaks?: number[];
 }
 
 export interface VersionDecl {
@@ -23,6 +28,10 @@ export interface VersionDecl {
   /** Table cells (integer key → raw YAML value). */
   values?: Map<number, unknown>;
   path: (string | number)[];
+  /** Source lines, when the module was read with lines: the version, its `effective_from`, each table row (in the order of `values`). */
+  line?: number;
+  fromLine?: number;
+  rowLines?: number[];
 }
 
 export interface RelationDecl {
@@ -65,6 +74,8 @@ export interface RuleDecl {
   /** Quoted source text supporting the rule (`metadata.proof.atoms[].source`). */
   quotes: { citationPath?: string; excerpt: string }[];
   path: (string | number)[];
+  /** Its first line, when the module was read with lines. */
+  line?: number;
 }
 
 export interface ImportDecl {
@@ -121,14 +132,32 @@ function text(v: unknown): string | undefined {
   return undefined;
 }
 
-export function parseModuleText(source: string, file: string, target: string): ParsedModule {
+/** `lines`: also note the source line of each rule, version, table row and formula (for coverage). */
+export function parseModuleText(source: string, file: string, target: string, options: { lines?: boolean } = {}): ParsedModule {
   let doc: unknown;
+  let events: Event[] | undefined;
   try {
-    doc = loadModuleYaml(source, file);
+    doc = loadModuleYaml(source, file, options.lines ? (e) => (events = e) : undefined);
   } catch (err) {
     return { ...emptyModule(target, file), errors: [err as RuleSpecError] };
   }
-  return readModuleDocument(doc, file, target);
+  const mod = readModuleDocument(doc, file, target);
+  if (events) attachLines(mod, new DeclarationLines(source, events));
+  return mod;
+}
+
+/** Set `line` on each rule and version, `fromLine` and `rowLines` on versions, `lines` on formulas. */
+function attachLines(mod: ParsedModule, lines: DeclarationLines): void {
+  for (const rule of mod.rules) {
+    rule.line = lines.line(rule.path);
+    for (const version of rule.versions) {
+      version.line = lines.line(version.path);
+      version.fromLine = lines.line([...version.path, 'effective_from']) ?? lines.line([...version.path, 'from']);
+      const formula = version.formula && lines.formula(version.formula.path, version.formula.text);
+      if (formula) Object.assign(version.formula!, formula);
+      if (version.values) version.rowLines = [...version.values.keys()].map((key) => lines.line([...version.path, 'values', key]) ?? version.line ?? 0);
+    }
+  }
 }
 
 function emptyModule(target: string, file: string): ParsedModule {

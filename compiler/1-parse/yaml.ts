@@ -1,4 +1,4 @@
-import { load, boolYaml11Tag, CORE_SCHEMA, defineScalarTag, NOT_RESOLVED, Schema, YAML11_SCHEMA } from 'js-yaml';
+import { boolYaml11Tag, constructFromEvents, CORE_SCHEMA, defineScalarTag, type Event, NOT_RESOLVED, parseEvents, Schema, YAML11_SCHEMA, YAMLException } from 'js-yaml';
 import { RuleSpecError, positionAt } from '../diagnostics.js';
 
 // Module files are read as YAML 1.2 core (dates stay strings), companion tests as YAML 1.1
@@ -19,8 +19,9 @@ const testBoolTag = defineScalarTag('tag:yaml.org,2002:bool', {
 
 const TEST_SCHEMA = new Schema(YAML11_SCHEMA.tags.map((tag) => (tag === boolYaml11Tag ? testBoolTag : tag)));
 
-export function loadModuleYaml(text: string, file: string): unknown {
-  return loadYaml(text, file, CORE_SCHEMA);
+/** A module's document; `onEvents` also receives the parser's events (where each node is in the text). */
+export function loadModuleYaml(text: string, file: string, onEvents?: (events: Event[]) => void): unknown {
+  return loadYaml(text, file, CORE_SCHEMA, onEvents);
 }
 
 export function loadTestYaml(text: string, file: string): unknown {
@@ -30,10 +31,16 @@ export function loadTestYaml(text: string, file: string): unknown {
 /** Nothing but blank lines and comments: an empty document, as PyYAML reads it (js-yaml refuses it, at no position). */
 const isEmpty = (text: string) => text.split('\n').every((line) => /^\s*(#.*)?$/.test(line));
 
-function loadYaml(text: string, file: string, schema: typeof CORE_SCHEMA): unknown {
+/** js-yaml's `load`, in its two steps (events, then the document), so the events can be kept. */
+function loadYaml(text: string, file: string, schema: typeof CORE_SCHEMA, onEvents?: (events: Event[]) => void): unknown {
   if (isEmpty(text)) return null;
   try {
-    return load(text, { schema, filename: file, maxDepth: 200 });
+    const events = parseEvents(text, { filename: file, maxDepth: 200 });
+    const documents = constructFromEvents(events, { source: text, filename: file, schema });
+    if (documents.length === 0) throw new YAMLException('expected a document, but the input is empty');
+    if (documents.length > 1) throw new YAMLException('expected a single document in the stream, but found more');
+    onEvents?.(events);
+    return documents[0];
   } catch (err) {
     const e = err as { reason?: string; message?: string; mark?: { position?: number } };
     const reason = e.reason ?? String(e.message ?? err).split('\n')[0];

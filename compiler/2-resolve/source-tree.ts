@@ -18,10 +18,12 @@ export class SourceTree {
   readonly roots: string[];
   private readonly modules = new Map<string, ParsedModule | null>();
 
-  /** `cache`: where parsed modules persist between runs (none: parse every file read). */
+  /** `cache`: where parsed modules persist between runs (none: parse every file read); `lines`:
+   *  read each module with the source lines of its declarations (what coverage reports). */
   constructor(
     roots: string[],
     readonly cache?: ParseCache,
+    private readonly options: { lines?: boolean } = {},
   ) {
     this.roots = roots.map((r) => path.resolve(r));
   }
@@ -58,12 +60,18 @@ export class SourceTree {
       if (file) {
         const text = readFileSync(file, 'utf8');
         const hash = contentHash(text);
-        const parse = () => ({ ...parseModuleText(text, file, target), hash });
-        mod = this.cache ? this.cache.parsed(`module ${target}`, file, hash, parse, (m) => m.errors.length === 0) : parse();
+        const parse = () => ({ ...parseModuleText(text, file, target, this.options), hash });
+        const kind = this.options.lines ? `module with lines ${target}` : `module ${target}`;
+        mod = this.cache ? this.cache.parsed(kind, file, hash, parse, (m) => m.errors.length === 0) : parse();
       } else mod = null;
       this.modules.set(target, mod);
     }
     return mod;
+  }
+
+  /** Every module read so far. */
+  parsed(): ParsedModule[] {
+    return [...this.modules.values()].filter((m): m is ParsedModule => m !== null);
   }
 
   /** Forget a cached module (after its file changed). */

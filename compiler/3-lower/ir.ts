@@ -1,5 +1,5 @@
 import type { Value } from '../values.js';
-import type { Formula, ParsedModule, RuleDecl } from '../1-parse/module.js';
+import type { Formula, ParsedModule, RuleDecl, VersionDecl } from '../1-parse/module.js';
 
 // The lowered program: two small expression languages (scalar and judgment) over rules,
 // parameters, inputs and relations referenced by index. This is what the engine evaluates.
@@ -136,6 +136,8 @@ export interface DerivedRule extends ExecRule {
 export interface Parameter extends ExecParameter {
   origin: ParsedModule;
   decl: RuleDecl;
+  /** The declaration of each version, as `versions` orders them (under a `sets` binding, the bound value's). */
+  versionDecls: VersionDecl[];
 }
 
 /** How formulas use an input: decides its dtype and default in runtime packages. */

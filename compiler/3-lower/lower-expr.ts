@@ -3,7 +3,7 @@ import type { Formula, ParsedModule } from '../1-parse/module.js';
 import { RuleSpecError } from '../diagnostics.js';
 import { Decimal } from '../values.js';
 import { FUNCTIONS, arityText } from './functions.js';
-import type { CmpOp, InputUse, JudgmentExpr, ScalarExpr } from './ir.js';
+import type { CmpOp, IfExpr, InputUse, JudgmentExpr, ScalarExpr } from './ir.js';
 
 // Lowering of one formula in scalar or judgment position. Identifier resolution follows the
 // flat namespace of the closure:
@@ -26,6 +26,8 @@ export interface Symbols {
   memberEntity(relation: number): string;
   /** Record how a formula of `module` reads an input (for the package's input catalogue). */
   noteInput(slot: string, use: InputUse, entity: string, module: ParsedModule, literal?: string): void;
+  /** Record the expression a conditional or a connective came from (only when the program's origins are asked for). */
+  noteOrigin?(node: IfExpr | JudgmentExpr, from: Expr): void;
 }
 
 export interface Dependencies {
@@ -106,11 +108,14 @@ export class FormulaLowerer {
         }
         return this.needValue(e, e.op === 'and' || e.op === 'or' ? `\`${e.op}\`` : `the comparison \`${e.op}\``);
       case 'if':
-        return {
-          k: 'if',
-          branches: e.branches.map((b) => ({ cond: this.judgment(b.cond), then: this.scalar(b.then, use) })),
-          otherwise: this.scalar(e.otherwise, use),
-        };
+        return this.noted(
+          {
+            k: 'if',
+            branches: e.branches.map((b) => ({ cond: this.judgment(b.cond), then: this.scalar(b.then, use) })),
+            otherwise: this.scalar(e.otherwise, use),
+          },
+          e,
+        );
       case 'match':
         return this.match(e, use);
       case 'index': {
@@ -159,14 +164,22 @@ export class FormulaLowerer {
     const last = e.arms[e.arms.length - 1];
     const conditional = last.pattern === null ? e.arms.slice(0, -1) : e.arms;
     if (conditional.length === 0) return this.scalar(last.result, use);
-    return {
-      k: 'if',
-      branches: conditional.map((arm) => ({
-        cond: { k: 'cmp', op: '==', a: subject, b: this.scalar(arm.pattern!) } as JudgmentExpr,
-        then: this.scalar(arm.result, use),
-      })),
-      otherwise: this.scalar(last.result, use),
-    };
+    return this.noted(
+      {
+        k: 'if',
+        branches: conditional.map((arm) => ({
+          cond: { k: 'cmp', op: '==', a: subject, b: this.scalar(arm.pattern!) } as JudgmentExpr,
+          then: this.scalar(arm.result, use),
+        })),
+        otherwise: this.scalar(last.result, use),
+      },
+      e,
+    );
+  }
+
+  private noted<N extends IfExpr | JudgmentExpr>(node: N, from: Expr): N {
+    this.symbols.noteOrigin?.(node, from);
+    return node;
   }
 
   private checkCall(e: Extract<Expr, { t: 'call' }>, position: 'scalar' | 'judgment') {
@@ -285,7 +298,7 @@ export class FormulaLowerer {
         if (e.op === '-') return this.needJudgment(e, 'unary `-`');
         return { k: 'not', a: this.judgment(e.arg) };
       case 'binary':
-        if (e.op === 'and' || e.op === 'or') return { k: e.op, a: this.judgment(e.left), b: this.judgment(e.right) };
+        if (e.op === 'and' || e.op === 'or') return this.noted({ k: e.op, a: this.judgment(e.left), b: this.judgment(e.right) }, e);
         if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') return this.needJudgment(e, `arithmetic \`${e.op}\``);
         this.noteLiteral(e.left, e.right);
         this.noteLiteral(e.right, e.left);

@@ -4,7 +4,7 @@ import { RuleSpecError } from '../diagnostics.js';
 import { Day, Decimal, type Value, valueFromYaml } from '../values.js';
 import type { Expr } from '../1-parse/formula/ast.js';
 import { FormulaLowerer, type Dependencies, type Symbols } from './lower-expr.js';
-import type { DerivedRule, InputUse, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';
+import type { DerivedRule, IfExpr, InputUse, JudgmentExpr, Parameter, ParameterVersion, Program, Relation, RoundingMode } from './ir.js';
 import { checkCycles } from './cycles.js';
 import { valueKind } from '../dtypes.js';
 
@@ -49,7 +49,14 @@ function byFrom<T extends { from: number | null }>(a: T, b: T): number {
   return (a.from ?? -Infinity) - (b.from ?? -Infinity);
 }
 
-export function lowerProgram(ns: Namespace): Program {
+/**
+ * Where lowered nodes came from, for tools that point back at the source (coverage), kept beside
+ * the program so nothing of it reaches a runtime package: each `if` (from an `if` or a `match`)
+ * and each `and`/`or` → its expression.
+ */
+export type LoweringOrigins = Map<IfExpr | JudgmentExpr, Expr>;
+
+export function lowerProgram(ns: Namespace, origins?: LoweringOrigins): Program {
   const program: Program = {
     root: ns.root,
     modules: ns.modules,
@@ -70,6 +77,7 @@ export function lowerProgram(ns: Namespace): Program {
   const closureRules = declareRules(program, ns, units);
   const relationsByName = declareRelations(program, ns);
   const symbols = programSymbols(program, ns, closureRules, relationsByName);
+  if (origins) symbols.noteOrigin = (node, from) => origins.set(node, from);
   lowerRules(program, closureRules, symbols, units);
   checkCycles(program, lowerDerivedRelations(program, ns, symbols));
   return program;
@@ -82,7 +90,7 @@ function lowerParameters(program: Program, ns: Namespace, units: Units): void {
   for (const [name, cr] of ns.parameters) {
     roundingOf(cr, units); // validated even though a parameter's cells are never rounded
     const index = program.parameters.length;
-    const versions: ParameterVersion[] = cr.versions.map((v) => {
+    const unsorted: ParameterVersion[] = cr.versions.map((v) => {
       const cells = new Map<number, Value>();
       if (v.values) {
         for (const [key, raw] of v.values) {
@@ -97,8 +105,9 @@ function lowerParameters(program: Program, ns: Namespace, units: Units): void {
       }
       return { from: dayOf(v.from, cr.origin, v), to: dayOf(v.to, cr.origin, v), cells };
     });
-    versions.sort(byFrom);
-    const param: Parameter = { index, id: cr.id, name, indexedBy: cr.decl.indexedBy ?? null, dtype: cr.decl.dtype ?? null, versions, origin: cr.origin, decl: cr.decl };
+    const order = unsorted.map((_, i) => i).sort((a, b) => byFrom(unsorted[a], unsorted[b]));
+    const versions = order.map((i) => unsorted[i]);
+    const param: Parameter = { index, id: cr.id, name, indexedBy: cr.decl.indexedBy ?? null, dtype: cr.decl.dtype ?? null, versions, origin: cr.origin, decl: cr.decl, versionDecls: order.map((i) => cr.versions[i]) };
     program.parameters.push(param);
     program.paramByName.set(name, index);
     if (param.indexedBy) program.inputSlots.add(param.indexedBy);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { locate } from '../1-parse/locate.js';
 import type { Program } from '../3-lower/ir.js';
+import type { LoweringOrigins } from '../3-lower/program.js';
 import { reachableTargets } from '../2-resolve/closure.js';
 import type { SourceTree } from '../2-resolve/source-tree.js';
 import { compileModule } from '../compile.js';
@@ -8,11 +9,13 @@ import { RuleSpecError } from '../diagnostics.js';
 import { type EngineName, startEvaluation } from '../engine/engine.js';
 import { latestVersion, type TraceStep } from '../engine/evaluate.js';
 import type { Outcome } from '../engine/logic.js';
+import type { EvaluationObserver } from '../engine/observer.js';
 import type { Period } from '../engine/period.js';
 import type { Value } from '../values.js';
 import { type Actual, actualToJson, expectedToJson, matches } from './compare.js';
 import { buildDataset, CaseError, casePeriod, queryEntityId, rejectComputedInputs, rowIdOf, tables } from './case-data.js';
 import { describeError } from '../describe-error.js';
+import type { CoverageCollector } from './coverage/collector.js';
 import { checkInputRoots, strictFileProblem } from './strict.js';
 import { moduleFileOf, type RawCase, readTestCases } from './test-file.js';
 
@@ -38,9 +41,12 @@ export interface RunOptions {
   filter?: string;
   /** Apply the reference harness's stricter rules (strict.ts). */
   strict?: boolean;
+  /** Count what the cases exercise (coverage/). */
+  coverage?: CoverageCollector;
 }
 
 export function runTestFile(tree: SourceTree, testFile: string, options: RunOptions = {}): CaseResult[] {
+  if (options.coverage) countModuleOf(tree, testFile, options.coverage);
   let cases: RawCase[];
   let listPath: string[];
   try {
@@ -57,15 +63,24 @@ export function runTestFile(tree: SourceTree, testFile: string, options: RunOpti
 
   const moduleFile = moduleFileOf(testFile);
   const target = tree.targetFor(moduleFile);
+  const origins: LoweringOrigins | undefined = options.coverage && new Map();
   let program: Program;
   try {
     if (!target) throw new RuleSpecError('unresolved_import', `${moduleFile} is not under a jurisdiction folder of the roots (${tree.roots.join(', ')})`);
-    program = compileModule(tree, target);
+    program = compileModule(tree, target, origins);
   } catch (err) {
     const error = describeError(err);
     return withLines(testFile, listPath, selected, selected.map(({ name }) => ({ file: testFile, case: name, status: 'error', failures: [], error })));
   }
-  return withLines(testFile, listPath, selected, selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile, options.strict)));
+  const observer = options.coverage?.observe(program, origins!);
+  return withLines(testFile, listPath, selected, selected.map(({ c, n, name }) => runCase(program, c, n, name, testFile, options.strict, observer)));
+}
+
+/** A test file's module is counted, whether or not a case of it runs (an empty file, a filter). */
+function countModuleOf(tree: SourceTree, testFile: string, coverage: CoverageCollector): void {
+  const target = tree.targetFor(moduleFileOf(testFile));
+  const mod = target && tree.module(target);
+  if (mod) coverage.include(mod);
 }
 
 /** Locate the cases that do not pass (the file is read again only when one fails). */
@@ -75,11 +90,11 @@ function withLines(file: string, listPath: string[], selected: { n: number }[], 
   return results.map((r, i) => (r.status === 'pass' ? r : { ...r, line: locate({ file, path: [...listPath, selected[i].n - 1] }, text)?.line }));
 }
 
-function runCase(program: Program, c: RawCase, n: number, name: string, file: string, strict?: boolean): CaseResult {
+function runCase(program: Program, c: RawCase, n: number, name: string, file: string, strict?: boolean, observer?: EvaluationObserver): CaseResult {
   const result: CaseResult = { file, case: name, status: 'pass', failures: [] };
   try {
     if (strict) checkInputRoots(c);
-    const actuals = evaluateCase(program, c, n);
+    const actuals = evaluateCase(program, c, n, { observer });
     for (const [output, actual] of actuals) {
       const expected = (c.output as Record<string, unknown>)[output];
       if (!matches(expected, actual)) {
@@ -99,6 +114,8 @@ export interface CaseEvaluationOptions {
   engine?: EngineName;
   /** When given, every rule value computed is appended to it, in the reference form. */
   trace?: TraceStep[];
+  /** Told what the evaluation does (the interpreter runs when one is given). */
+  observer?: EvaluationObserver;
 }
 
 /** Every output of the case with its actual value (a list for row-ordered outputs). */
@@ -128,7 +145,7 @@ export function evaluateCase(program: Program, c: RawCase, n: number, options: C
     if (entities.size > 1) throw new CaseError(`outputs of one case must share an entity; these are on ${[...entities].join(', ')}`);
     const entity = [...entities][0];
     const queryId = queryEntityId(c, entity, n);
-    const evaluation = startEvaluation(options.engine ?? 'interpreter', program, buildDataset(program, c, queryId, period), period, { trace: Boolean(options.trace) });
+    const evaluation = startEvaluation(options.engine ?? 'interpreter', program, buildDataset(program, c, queryId, period), period, { trace: Boolean(options.trace), observer: options.observer });
     const rowOrdered = derived.some(([key]) => Array.isArray((outputs as Record<string, unknown>)[key]));
     const ids = rowOrdered ? (tables(c)[entity] ?? []).map((row, k) => rowIdOf(entity, row, k)) : [queryId];
     for (const [key, rule] of derived) {
@@ -140,15 +157,16 @@ export function evaluateCase(program: Program, c: RawCase, n: number, options: C
     }
     for (const step of evaluation.trace ?? []) options.trace!.push({ rule: step.rule, entity: step.entity, result: evaluation.value(step.result) });
   }
-  for (const [key, param] of params) actuals.set(key, parameterOutput(program, param, c, period));
+  for (const [key, param] of params) actuals.set(key, parameterOutput(program, param, c, period, options.observer));
   return actuals;
 }
 
 /** Parameters are read directly (as the reference harness does): latest version by start date,
  *  the cell chosen by the case's value for the table's `indexed_by` input, else cell 0. */
-function parameterOutput(program: Program, index: number, c: RawCase, period: Period): Value {
+function parameterOutput(program: Program, index: number, c: RawCase, period: Period, observer?: EvaluationObserver): Value {
   const param = program.parameters[index];
-  const version = latestVersion(param.versions.map((v) => ({ ...v, to: null })), period.start);
+  const versions = param.versions.map((v) => ({ ...v, to: null }));
+  const version = latestVersion(versions, period.start);
   if (!version) throw new CaseError(`parameter \`${param.name}\` has no version in effect on the case's period`);
   let key = '0';
   if (param.indexedBy) {
@@ -160,6 +178,7 @@ function parameterOutput(program: Program, index: number, c: RawCase, period: Pe
   }
   const value = [...version.cells].find(([k]) => String(k) === key)?.[1];
   if (value === undefined) throw new CaseError(`parameter \`${param.name}\` has no value for key ${key}`);
+  observer?.readParameter(index, versions.indexOf(version), Number(key), value);
   return value;
 }
 

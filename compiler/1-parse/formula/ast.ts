@@ -1,5 +1,7 @@
 // The formula language's syntax tree. `pos` is the offset in the formula text of the token
-// that starts the node (for binary nodes, the operator), used to point at errors.
+// that starts the node (for binary nodes, the operator), used to point at errors; each arm of an
+// `if` (its `if` or `elif`, and its `else`) and of a `match` (its pattern) has its own, so
+// coverage can point at the arm a case never took.
 
 export type BinaryOp = '+' | '-' | '*' | '/' | '<' | '<=' | '>' | '>=' | '==' | '!=' | 'and' | 'or';
 
@@ -10,8 +12,8 @@ export type Expr =
   | { t: 'name'; name: string; pos: number }
   | { t: 'unary'; op: '-' | 'not'; arg: Expr; pos: number }
   | { t: 'binary'; op: BinaryOp; left: Expr; right: Expr; pos: number }
-  | { t: 'if'; branches: { cond: Expr; then: Expr }[]; otherwise: Expr; pos: number }
-  | { t: 'match'; subject: Expr; arms: { pattern: Expr | null; result: Expr }[]; pos: number }
+  | { t: 'if'; branches: { cond: Expr; then: Expr; pos: number }[]; otherwise: Expr; elsePos: number; pos: number }
+  | { t: 'match'; subject: Expr; arms: { pattern: Expr | null; result: Expr; pos: number }[]; pos: number }
   | { t: 'call'; callee: string; args: Expr[]; pos: number }
   | { t: 'field'; target: Expr; field: string; pos: number }
   | { t: 'index'; target: Expr; index: Expr; pos: number };

@@ -136,20 +136,20 @@ class Parser {
 
   private parseIf(): Expr {
     const pos = this.next().pos;
-    const branches: { cond: Expr; then: Expr }[] = [];
+    const branches: { cond: Expr; then: Expr; pos: number }[] = [];
     const cond = this.parseOr();
     this.expectOp(':', 'after the `if` condition');
-    branches.push({ cond, then: this.parseExpr() });
+    branches.push({ cond, then: this.parseExpr(), pos });
     while (this.isKeyword('elif')) {
-      this.next();
+      const at = this.next().pos;
       const c = this.parseOr();
       this.expectOp(':', 'after the `elif` condition');
-      branches.push({ cond: c, then: this.parseExpr() });
+      branches.push({ cond: c, then: this.parseExpr(), pos: at });
     }
     if (!this.isKeyword('else')) this.fail(`expected 'elif' or 'else' (an \`if\` needs an \`else\`), found ${describe(this.peek())}`);
-    this.next();
+    const elsePos = this.next().pos;
     this.expectOp(':', 'after `else`');
-    return { t: 'if', branches, otherwise: this.parseExpr(), pos };
+    return { t: 'if', branches, otherwise: this.parseExpr(), elsePos, pos };
   }
 
   private isPatternStart(k = 0): boolean {
@@ -164,14 +164,14 @@ class Parser {
     const pos = this.next().pos;
     const subject = this.parseOr();
     this.expectOp(':', 'after the `match` subject');
-    const arms: { pattern: Expr | null; result: Expr }[] = [];
+    const arms: { pattern: Expr | null; result: Expr; pos: number }[] = [];
     if (!this.isPatternStart()) this.fail(`expected a match arm (\`pattern => result\`), found ${describe(this.peek())}`);
     while (this.isPatternStart()) {
       const tok = this.next();
       if (arms.length > 0 && arms[arms.length - 1].pattern === null) this.fail('the wildcard arm `_` must be the last arm', tok);
       this.next(); // =>
       const pattern: Expr | null = tok.type === 'ident' && tok.text === '_' ? null : this.literalOrName(tok);
-      arms.push({ pattern, result: this.parseExpr() });
+      arms.push({ pattern, result: this.parseExpr(), pos: tok.pos });
     }
     return { t: 'match', subject, arms, pos };
   }

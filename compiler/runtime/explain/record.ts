@@ -58,6 +58,11 @@ export class QueryRecord implements EvaluationObserver {
     return this.frames[rule]?.get(entity);
   }
 
+  /** Every frame recorded (every rule computed for an entity id). */
+  *allFrames(): Generator<Frame> {
+    for (const byEntity of this.frames) if (byEntity) yield* byEntity.values();
+  }
+
   leaveRule(_rule: number, _entity: string, result: Value | Outcome): void {
     this.stack.pop()!.result = result;
     this.top = this.stack[this.stack.length - 1];

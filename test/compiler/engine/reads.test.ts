@@ -32,7 +32,7 @@ describe('what a formula reads', () => {
   });
 
   test('conditions in judgment position', () => {
-    expect(reads('snap_income_eligible')).toMatchObject({ rules: ['snap_categorically_eligible', 'snap_gross_income_test_met', 'snap_passes_net_income_test'], inputs: [] });
+    expect(reads('snap_income_eligible')).toMatchObject({ rules: ['snap_categorically_eligible', 'snap_gross_income_test_met', 'snap_passes_net_income_test', 'snap_unit_has_eligible_member'], inputs: [] });
     expect(reads('snap_categorically_eligible')).toMatchObject({ rules: ['co_snap_expanded_categorical_eligible'], inputs: ['snap_categorical_eligibility_barred', 'snap_receives_tanf_or_ssi'] });
   });
 });

@@ -71,6 +71,11 @@ describe('the benchmarks', () => {
       report('engine');
     }, 180_000);
 
+    it('coverage: rules test with and without --coverage, on part of the corpus', async () => {
+      await bench('coverage.mjs', { BENCH_REPEATS: '1', BENCH_SELECTION: 'us-co/regulations/9-ccr-2503-5' });
+      expect(report('coverage')).toMatchObject({ selection: 'us-co/regulations/9-ccr-2503-5', no_cache: { ratio: expect.any(Number) }, warm_cache: { ratio: expect.any(Number) } });
+    }, 180_000);
+
     it('compile, corpus and test-loop', async () => {
       for (const [script, name] of [['compile.mjs', 'compile'], ['corpus.mjs', 'corpus'], ['test-loop.mjs', 'test-loop']]) {
         await bench(script, { BENCH_REPEATS: '1' });

@@ -124,6 +124,12 @@ describe('if / elif / else', () => {
   test('multi-line layout is insignificant', () => {
     expect(parse('if a > 0:\n    x\nelif b:\n    y\nelse:\n    0')).toBe('(if (> a 0) x elif b y else 0)');
   });
+
+  test('each arm is positioned at its keyword: if, every elif, else', () => {
+    const text = 'if a > 0:\n    x\nelif b:\n    y\nelse:\n    0';
+    const e = parseFormula(text);
+    expect(e.t === 'if' && [...e.branches.map((b) => b.pos), e.elsePos]).toEqual([0, text.indexOf('elif'), text.indexOf('else')]);
+  });
 });
 
 describe('match', () => {
@@ -137,6 +143,12 @@ describe('match', () => {
     const e = parseFormula('match kind: "a" => x - 1 "b" => y');
     expect(show(e)).toBe('(match kind "a" => (- x 1) | "b" => y)');
     expect(e.t === 'match' && e.arms.every((a) => a.pattern !== null)).toBe(true);
+  });
+
+  test('each arm is positioned at its pattern, the wildcard too', () => {
+    const text = 'match n:\n  1 => 10\n  "two" => 20\n  _ => 0';
+    const e = parseFormula(text);
+    expect(e.t === 'match' && e.arms.map((a) => a.pos)).toEqual([text.indexOf('1 =>'), text.indexOf('"two"'), text.indexOf('_')]);
   });
 
   test('the wildcard must be the last arm', () => {
