@@ -20,6 +20,7 @@ import { RedisStore } from './store/redis.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 import { logBuildProblems, watchForReload } from './reload.js';
+import { mappingIndex } from './migration/package-mapping.js';
 import type { SourceWatcher } from '../compiler/watch.js';
 
 // Starting and stopping the daemon: open the store, compile (or reuse) the encodings, load the
@@ -112,6 +113,8 @@ export async function startDaemon(config: ServerConfig, options: { logger?: bool
   };
 
   const app = buildApp(ctx, { logger: options.logger });
+  // mapping tables written against another version of the corpus served: each gap said once
+  for (const warning of mappingIndex(catalog).warnings) app.log.warn(warning);
   if (store instanceof RedisStore) {
     const where = `Redis store ${store.where}`;
     store.watchConnection((up, reason) =>

@@ -1,6 +1,7 @@
 import type { WireHousehold } from '../../server/migration/wire.js';
 import type { ReferenceCase } from '../../server/migration/reference.js';
 import type { Departure, Values } from './departures.js';
+import type { Finding } from './findings.js';
 import type { Runner } from './runner.js';
 
 // The counterfactual proof of one household's differences. The departures a difference may
@@ -28,13 +29,16 @@ export interface Attempt {
 }
 
 export interface Proof {
-  class: 'explained' | 'unexplained';
+  /** `finding`: no departure explains it, and it starts in a rule of the served corpus (`finding`); `unexplained` says why not (`diagnosis`). */
+  class: 'explained' | 'finding' | 'unexplained';
   /** Departures whose counterfactual changes this household and which move a differing variable. */
   attributed: string[];
   /** The fewest attributed departures whose counterfactual lands on every compared variable (empty when unexplained). */
   proved_by: string[];
   /** Each attributed departure alone, then all together, then other combinations until one lands. */
   attempts: Attempt[];
+  finding?: Finding;
+  diagnosis?: string;
 }
 
 export interface ProofContext {

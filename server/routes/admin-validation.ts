@@ -4,7 +4,6 @@ import type { ValidationRun } from '../store/store.js';
 import { VALIDATION_STATUSES } from '../admin-schemas.js';
 import { AUTH_ERRORS } from './route.js';
 import { buildLedger, referenceFiles } from '../migration/ledger.js';
-import { POLICYENGINE_US_SNAP } from '../migration/policyengine-us-snap.js';
 import { REFERENCE_DIR } from '../migration/reference.js';
 import { defineRoutes, type OpenApi } from './route.js';
 
@@ -125,7 +124,7 @@ export const validationRoutes = (openApi: OpenApi) =>
       handler: async (ctx) => {
         const files = referenceFiles(REFERENCE_DIR);
         if (!files.length) throw new ApiError('not_found', 'no migration ledger: partner demand data is not bundled in this deployment');
-        return buildLedger(files, POLICYENGINE_US_SNAP, ctx.catalog());
+        return buildLedger(files, ctx.catalog());
       },
     },
   );

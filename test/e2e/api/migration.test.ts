@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCalculation } from '../../../server/calculation.js';
+import { mappingIndex } from '../../../server/migration/package-mapping.js';
 import { POLICYENGINE_US_SNAP } from '../../../server/migration/policyengine-us-snap.js';
 import { runMigration, toMigrationError } from '../../../server/migration/run.js';
 import { Catalog } from '../../../server/catalog/catalog.js';
@@ -66,8 +67,8 @@ describe('a hand-derived Colorado household', () => {
     expect(snapOf(out, '2026')).toBe(3540);
     expect(out.sidecar.computed).toEqual(
       expect.arrayContaining([
-        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026-01', value: 295 },
-        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026', value: 3540 },
+        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026-01', value: 295, rule: 'us:statutes/7/2017/a#snap_allotment' },
+        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026', value: 3540, rule: 'us:statutes/7/2017/a#snap_allotment' },
       ]),
     );
     expect(out.sidecar.package).toEqual({ program_id: 'co-snap', jurisdiction: 'us-co' });
@@ -358,15 +359,16 @@ describe('errors in the endpoint\'s own shape', () => {
   });
 });
 
-describe('every table feeds inputs and outputs its package has', () => {
-  test.each(POLICYENGINE_US_SNAP.map((table) => [table.state, table] as const))('%s', (_state, table) => {
-    const catalog = Catalog.load(bundledOutput(), 'compiled');
-    const loaded = catalog.package(table.jurisdiction, table.program_id);
-    expect(loaded).toBeDefined();
-    const inputs = new Set(loaded!.pkg.entities.flatMap((e) => e.inputs.map((i) => i.name)));
-    for (const row of table.inputs) expect(inputs.has(row.input), `${row.variable} → ${row.input}`).toBe(true);
-    const rules = new Set(loaded!.executable.rules.map((r) => r.name));
-    for (const o of table.outputs) expect(o.from === 'input' ? inputs.has(o.name) : rules.has(o.name), `${o.variable} → ${o.name}`).toBe(true);
+describe('every table of the bundled encodings feeds inputs and outputs its package has', () => {
+  test.each(['CO', 'NY', 'CA'])('%s', (state) => {
+    const mapping = mappingIndex(Catalog.load(bundledOutput(), 'compiled')).byState.get(state)!;
+    expect(mapping.family).toBe(POLICYENGINE_US_SNAP);
+    expect(mapping.tables.map((t) => t.name)).toEqual(['bundled federal', `bundled ${state}`]);
+    // every row of both tables reaches an input, and every output a rule or input
+    expect(mapping.unresolved).toEqual([]);
+    expect(mapping.inputs).toHaveLength(POLICYENGINE_US_SNAP.federal.inputs.length + POLICYENGINE_US_SNAP.states.find((t) => t.scope === state)!.inputs.length);
+    expect(mapping.unanswered).toEqual([]);
+    expect([...mapping.outputs.keys()].sort()).toEqual(POLICYENGINE_US_SNAP.federal.outputs.map((o) => o.variable).sort());
   });
 });
 

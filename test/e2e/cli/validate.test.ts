@@ -62,7 +62,14 @@ let buggy: Promise<string> | undefined;
 interface CaseJson {
   id: string;
   status: string;
-  proof?: { class: string; attributed: string[]; proved_by: string[]; attempts: { departures: string[]; differences: { variable: string }[] }[] };
+  proof?: {
+    class: string;
+    attributed: string[];
+    proved_by: string[];
+    attempts: { departures: string[]; differences: { variable: string }[] }[];
+    finding?: { rule: string; variable: string; ours: unknown; reference: unknown; departures: string[] };
+    diagnosis?: string;
+  };
   first_difference?: { variable: string; rule: string | null; source: string | null };
 }
 
@@ -99,28 +106,30 @@ describe('in-process', () => {
   test('households that agree on every variable: exit 0 and a readable table', async () => {
     const run = await validate(['--reference', clean3]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^variable\s+cases\s+match\s+explained\s+unexplained\s+uncovered\s+match rate$/m);
-    expect(run.stdout).toMatch(/^snap\s+3\s+3\s+0\s+0\s+0\s+100\.0 %$/m);
+    expect(run.stdout).toMatch(/^variable\s+cases\s+match\s+explained\s+findings\s+unexplained\s+uncovered\s+match rate$/m);
+    expect(run.stdout).toMatch(/^snap\s+3\s+3\s+0\s+0\s+0\s+0\s+100\.0 %$/m);
     expect(run.stdout).toMatch(/snap within \$2: clean 3\/3 \(100\.0 %\)/);
   });
 
-  test('a recorded value we do not reproduce: exit 1, unexplained first with both sides and the rule behind our value', async () => {
+  test('a recorded value we do not reproduce: exit 1, a corpus finding naming the rule that computes it, its source and both values', async () => {
     const file = reference('changed', (h) => ['pe-c0001', 'pe-g0019'].includes(h.id), (h) => h.id === 'pe-c0001' && (h.policyengine.snap_standard_deduction = 123));
     const run = await validate(['--reference', file, '--json']);
     expect(run.exitCode).toBe(1);
     const [c] = JSON.parse(run.stdout).cases.filter((x: CaseJson) => x.id === 'pe-c0001');
     expect(c.differences).toEqual([{ variable: 'snap_standard_deduction', ours: 299, reference: 123, delta: 176 }]);
-    expect(c.proof).toEqual({ class: 'unexplained', attributed: [], proved_by: [], attempts: [] });
-    expect(c.first_difference).toEqual({ variable: 'snap_standard_deduction', rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source: expect.stringMatching(/^7 USC 2014\(e\)\(1\); 7 CFR 273\.9\(d\)\(1\)/) });
+    expect(c.proof).toMatchObject({ class: 'finding', attributed: [], proved_by: [], attempts: [] });
+    const source = expect.stringMatching(/^7 USC 2014\(e\)\(1\); 7 CFR 273\.9\(d\)\(1\)/);
+    expect(c.proof.finding).toMatchObject({ variable: 'snap_standard_deduction', rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source, ours: 299, reference: 123, departures: [] });
+    expect(c.first_difference).toEqual({ variable: 'snap_standard_deduction', rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source });
     expect(c.reference).toMatchObject({ snap_standard_deduction: 123, snap: expect.any(Number) });
 
     const human = (await validate(['--reference', file])).stdout;
-    // the unexplained household comes before the explained one, with both sides' intermediates
-    expect(human.indexOf('Unexplained: 1 households')).toBeGreaterThan(-1);
-    expect(human.indexOf('Unexplained: 1 households')).toBeLessThan(human.indexOf('Explained: 1 households'));
-    expect(human).toMatch(/^\s+snap_standard_deduction\s+299\s+123\s+≠$/m);
-    expect(human).toMatch(/first difference: snap_standard_deduction, ours from us:policies\/usda\/snap\/fy-2026\/deductions#snap_standard_deduction/);
-    expect(human).toMatch(/^2 households differ: 1 explained, 1 unexplained$/m);
+    // the finding comes before the explained household, with the rule and both values
+    expect(human.indexOf('Corpus findings: 1 households')).toBeGreaterThan(-1);
+    expect(human.indexOf('Corpus findings: 1 households')).toBeLessThan(human.indexOf('Explained: 1 households'));
+    expect(human).toMatch(/^ {2}pe-c0001 \(CO, clean\) {2}snap_standard_deduction: ours 299, policyengine-us 123$/m);
+    expect(human).toMatch(/^ {6}first in us:policies\/usda\/snap\/fy-2026\/deductions#snap_standard_deduction \(7 USC 2014\(e\)\(1\)/m);
+    expect(human).toMatch(/^2 households differ: 1 explained, 1 corpus findings, none unexplained$/m);
   });
 
   test('--tolerance 0 shows the rounding gaps under $2 and proves each by benefit-not-rounded', async () => {
@@ -135,7 +144,7 @@ describe('in-process', () => {
     ]);
   });
 
-  test('an encoding with a bug injected: the departure it would have been put down to does not land, so it is unexplained', async () => {
+  test('an encoding with a bug injected: the departure it would have been put down to does not land, and the difference is located in the rule with the bug', async () => {
     const compiled = await (buggy ??= compiledWithBug());
     const run = await validate(['--compiled', compiled, '--state', 'co', '--json']);
     expect(run.exitCode).toBe(1);
@@ -143,12 +152,16 @@ describe('in-process', () => {
     const cases = out.cases as CaseJson[];
     // pe-g0019 lacks a heating cost: the always-standard allowance is tried and leaves 590 against 594
     const g19 = cases.find((c) => c.id === 'pe-g0019')!;
-    expect(g19.proof).toMatchObject({ class: 'unexplained', attributed: ['always-standard-utility-allowance'], proved_by: [] });
+    expect(g19.proof).toMatchObject({ class: 'finding', attributed: ['always-standard-utility-allowance'], proved_by: [] });
     expect(g19.proof!.attempts[0].differences.map((d) => d.variable)).toEqual(['snap_utility_allowance']);
+    expect(g19.proof!.finding).toMatchObject({ rule: 'us-co:regulations/10-ccr-2506-1/section-4.407.31#snap_utility_allowance', ours: 590, reference: 594, departures: ['always-standard-utility-allowance'] });
     expect(g19.first_difference).toMatchObject({ variable: 'snap_utility_allowance', rule: 'us-co:regulations/10-ccr-2506-1/section-4.407.31#snap_utility_allowance' });
     // a clean household that pays for heating differs by 4 and no departure concerns it
     expect(cases.filter((c) => c.proof?.class === 'explained')).toEqual([]);
-    expect(out.summary.unexplained).toBeGreaterThan(20);
+    expect(out.summary.findings).toBeGreaterThan(20);
+    expect(out.summary.unexplained).toBe(0);
+    // every finding is in the rule with the bug
+    expect(new Set(cases.filter((c) => c.proof?.class === 'finding').map((c) => c.proof!.finding!.rule))).toEqual(new Set(['us-co:regulations/10-ccr-2506-1/section-4.407.31#snap_utility_allowance']));
     expect(out.departures.find((d: { id: string }) => d.id === 'always-standard-utility-allowance')).toMatchObject({ explained: 0, unexplained: expect.any(Number) });
   });
 
@@ -172,7 +185,8 @@ describe('in-process', () => {
     [['--tolerance', 'lots'], /--tolerance must be a number/],
     [['--url', 'http://127.0.0.1:9'], /--url needs --key/],
     [['--publish', 'http://127.0.0.1:9'], /--publish needs --key/],
-    [['--compiled', work, '--url', 'http://x', '--key', 'k'], /either --compiled or --url/],
+    [['--compiled', work, '--url', 'http://x', '--key', 'k'], /use one of --compiled, --root and --url/],
+    [['--root', '/nonexistent/corpus'], /--root \/nonexistent\/corpus/],
     [['--frobnicate'], /unknown option/],
     [['--data-dir', '/proc/rules-validate'], /^rules: --data-dir \/proc\/rules-validate: cannot create \/proc\/rules-validate/],
   ])('usage error %j: one line, exit 2', async (args, message) => {
@@ -261,24 +275,26 @@ describe('against a daemon', () => {
     await page.close();
   });
 
-  /** The visible elements drawn in the dashboard's red (var(--bad)) under `selector`. */
-  const redIn = (page: Page, selector: string) =>
-    page.evaluate((sel) => {
+  /** The visible elements drawn in one of the dashboard's colours (red: var(--bad), a corpus finding's: var(--finding)) under `selector`. */
+  const colouredIn = (page: Page, selector: string, colour: string) =>
+    page.evaluate(([sel, variable]) => {
       const probe = document.createElement('span');
-      probe.style.color = 'var(--bad)';
+      probe.style.color = `var(${variable})`;
       document.body.append(probe);
-      const bad = getComputedStyle(probe).color;
+      const wanted = getComputedStyle(probe).color;
       probe.remove();
       return [...document.querySelectorAll(sel)]
         .filter((n) => n.getClientRects().length > 0)
         .filter((n) => {
           const s = getComputedStyle(n);
-          return [s.color, s.fill, s.backgroundColor, s.boxShadow].some((v) => v.includes(bad));
+          return [s.color, s.fill, s.backgroundColor, s.boxShadow].some((v) => v.includes(wanted));
         })
         .map((n) => n.getAttribute('data-series') ?? n.textContent ?? n.tagName);
-    }, selector);
+    }, [selector, colour] as const);
+  const redIn = (page: Page, selector: string) => colouredIn(page, selector, '--bad');
+  const findingIn = (page: Page, selector: string) => colouredIn(page, selector, '--finding');
 
-  test('the dashboard: a run whose differences are all explained shows no red; one with a bug injected shows it, its unexplained households first', async () => {
+  test('the dashboard: a run whose differences are all explained shows no red and no finding; one with a bug injected shows its corpus findings, in the rule with the bug', async () => {
     const healthy = JSON.parse((await validate(['--publish', daemon.url, '--key', KEY, '--kind', 'proofs', '--json'])).stdout);
     expect(healthy.summary).toMatchObject({ explained: 19, unexplained: 0 });
     const broken = await validate(['--compiled', await (buggy ??= compiledWithBug()), '--state', 'CO', '--publish', daemon.url, '--key', KEY, '--kind', 'proofs', '--json']);
@@ -293,12 +309,15 @@ describe('against a daemon', () => {
     const brokenId = brokenOut.summary.published.id;
     await page.locator(`#runs tr[data-run-id="${brokenId}"]`).waitFor();
 
-    // the chart: the healthy run's bar has no unexplained (red) part; the broken one's has
+    // the chart: the healthy run's bar has no unexplained (red) or finding part; the broken one's has findings, nothing red
     expect(await redIn(page, `svg.chart g.run[data-run-id="${healthyId}"] rect.mark`)).toEqual([]);
-    expect(await redIn(page, `svg.chart g.run[data-run-id="${brokenId}"] rect.mark`)).toEqual(['unexplained']);
-    const unexplainedCell = async (id: string) => page.locator(`#runs tr[data-run-id="${id}"] td`).nth(9).textContent();
-    expect(await unexplainedCell(healthyId)).toBe('0');
-    expect(Number(await unexplainedCell(brokenId))).toBeGreaterThan(0);
+    expect(await findingIn(page, `svg.chart g.run[data-run-id="${healthyId}"] rect.mark`)).toEqual([]);
+    expect(await findingIn(page, `svg.chart g.run[data-run-id="${brokenId}"] rect.mark`)).toEqual(['finding']);
+    expect(await redIn(page, `svg.chart g.run[data-run-id="${brokenId}"] rect.mark`)).toEqual([]);
+    const cell = async (id: string, column: number) => page.locator(`#runs tr[data-run-id="${id}"] td`).nth(column).textContent();
+    expect(await cell(healthyId, 9)).toBe('0');
+    expect(Number(await cell(brokenId, 9))).toBeGreaterThan(0);
+    expect(await cell(brokenId, 10)).toBe('0');
 
     await page.locator(`#runs tr[data-run-id="${healthyId}"] button`).click();
     await page.waitForFunction((id) => document.getElementById('run-title')?.textContent === `Run ${id}` && !document.getElementById('run-section')?.hidden, healthyId);
@@ -310,13 +329,13 @@ describe('against a daemon', () => {
 
     await page.locator(`#runs tr[data-run-id="${brokenId}"] button`).click();
     await page.waitForFunction((id) => document.getElementById('run-title')?.textContent === `Run ${id}` && !document.getElementById('run-section')?.hidden, brokenId);
-    expect((await redIn(page, '#run-section *')).length).toBeGreaterThan(0);
-    expect(await page.locator('#run-departures').textContent()).toMatch(/always-standard-utility-allowance: explained 0 tried on \d+ unexplained/);
-    expect(await page.locator('#rows tbody tr.row-unexplained').first().textContent()).toMatch(/parity_diff · unexplained/);
+    expect((await findingIn(page, '#run-section *')).length).toBeGreaterThan(0);
+    expect(await page.locator('#run-departures').textContent()).toMatch(/always-standard-utility-allowance: explained 0 tried on \d+ not explained/);
+    expect(await page.locator('#rows tbody tr.row-finding').first().textContent()).toMatch(/parity_diff · finding/);
     const households = await page.locator('#cases tbody tr').allTextContents();
     expect(households.length).toBe(brokenOut.summary.different);
-    expect(households[0]).toMatch(/unexplained.*first difference snap_utility_allowance, ours from us-co:regulations\/10-ccr-2506-1\/section-4\.407\.31#snap_utility_allowance/);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'validation-unexplained.png'), fullPage: true });
+    expect(households[0]).toMatch(/finding.*first differs in us-co:regulations\/10-ccr-2506-1\/section-4\.407\.31#snap_utility_allowance .*: snap_utility_allowance ours 590, reference 594/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'validation-findings.png'), fullPage: true });
     await page.locator('#chart-section').screenshot({ path: path.join(SCREENSHOTS, 'validation-chart.png') });
     await page.locator('#cases-table').screenshot({ path: path.join(SCREENSHOTS, 'validation-cases.png') });
     await page.close();

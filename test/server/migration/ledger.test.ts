@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildLedger, referenceFiles, type LedgerVariable } from '../../../server/migration/ledger.js';
-import { POLICYENGINE_US_SNAP } from '../../../server/migration/policyengine-us-snap.js';
 import { DEFAULT_REFERENCE, REFERENCE_DIR } from '../../../server/migration/reference.js';
 import { Catalog } from '../../../server/catalog/catalog.js';
 import { bundledOutput } from '../../support/app.js';
@@ -22,16 +21,18 @@ describe('the migration ledger', () => {
   });
 
   it('marks every demanded variable mapped or awaiting, with its weight and our names', () => {
-    const ledger = buildLedger([DEFAULT_REFERENCE], POLICYENGINE_US_SNAP, catalog());
+    const ledger = buildLedger([DEFAULT_REFERENCE], catalog());
     expect(find(ledger, 'snap', 'output')).toEqual({ name: 'snap', entity: 'spm_units', direction: 'output', status: 'mapped', demand_weight: 1, households: 90, maps_to: ['snap_allotment'] });
     expect(find(ledger, 'employment_income', 'input')).toMatchObject({ status: 'mapped', maps_to: ['snap_earned_income'] });
     expect(find(ledger, 'is_disabled', 'input')).toMatchObject({ status: 'mapped', maps_to: [], note: expect.stringContaining('7 USC 2012(j)') });
     expect(find(ledger, 'state_code', 'input')).toMatchObject({ status: 'mapped', note: 'selects the state package' });
-    expect(ledger.states).toEqual([
-      { state: 'CO', jurisdiction: 'us-co', program_id: 'co-snap', runtime_id: expect.stringMatching(/^us-co\/co-snap@/), status: 'covered' },
-      { state: 'NY', jurisdiction: 'us-ny', program_id: 'ny-snap', runtime_id: expect.stringMatching(/^us-ny\/ny-snap@/), status: 'covered' },
-      { state: 'CA', jurisdiction: 'us-ca', program_id: 'ca-snap', runtime_id: expect.stringMatching(/^us-ca\/ca-snap@/), status: 'covered' },
+    const states = ledger.states as { state: string; jurisdiction: string; program_id: string; runtime_id: string; status: string; tables: string[] }[];
+    expect(states.map((s) => [s.state, s.jurisdiction, s.program_id, s.status, s.tables])).toEqual([
+      ['CA', 'us-ca', 'ca-snap', 'covered', ['bundled federal', 'bundled CA']],
+      ['CO', 'us-co', 'co-snap', 'covered', ['bundled federal', 'bundled CO']],
+      ['NY', 'us-ny', 'ny-snap', 'covered', ['bundled federal', 'bundled NY']],
     ]);
+    for (const s of states) expect(s.runtime_id).toMatch(new RegExp(`^${s.jurisdiction}/${s.program_id}@`));
     const weights = (ledger.variables as LedgerVariable[]).map((v) => v.demand_weight);
     expect(weights).toEqual([...weights].sort((a, b) => b - a));
   });
@@ -51,7 +52,7 @@ describe('the migration ledger', () => {
         ],
       }),
     );
-    const ledger = buildLedger([file], POLICYENGINE_US_SNAP, catalog());
+    const ledger = buildLedger([file], catalog());
     expect(find(ledger, 'wic', 'output')).toMatchObject({ status: 'awaiting', demand_weight: 0.5, maps_to: [] });
     expect(find(ledger, 'school_meal_subsidy', 'input')).toMatchObject({ status: 'awaiting', households: 1 });
     expect(ledger.totals).toMatchObject({ awaiting: 2 });
