@@ -170,9 +170,11 @@ export async function compare(
     report.proof = await prove(c, report.values, report.differences, context);
     if (report.proof.class === 'unexplained') {
       // where the two engines part: in the least that is left, as recorded or with departures applied
-      // (with departures applied, on a tie: what they leave is what they do not explain; the fewest such)
-      const size = (a: { departures: string[]; differences: Difference[] }) => a.differences.length * 1000 + (a.departures.length ? a.departures.length : 999);
-      const closest = [{ departures: [] as string[], differences: report.differences }, ...report.proof.attempts.filter((a) => !a.error)].reduce((best, a) => (size(a) < size(best) ? a : best));
+      // (the fewest variables left, then the nearest: departures that bring the values closer explain that much)
+      const gap = (a: { differences: Difference[] }) => a.differences.reduce((sum, d) => sum + (d.delta === undefined ? 1 : Math.abs(d.delta)), 0);
+      const closest = [{ departures: [] as string[], differences: report.differences }, ...report.proof.attempts.filter((a) => !a.error)].reduce((best, a) =>
+        a.differences.length < best.differences.length || (a.differences.length === best.differences.length && gap(a) < gap(best)) ? a : best,
+      );
       report.first_difference = await firstDifference(closest.differences, outcome, options.runner);
       const located = locate(closest.differences, closest.departures, outcome, outcome.package ? await options.runner.graph(outcome.package.jurisdiction, outcome.package.program_id) : undefined);
       if ('finding' in located) report.proof = { ...report.proof, class: 'finding', finding: located.finding };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import type { TableFamily } from './mapping.js';
 import { inputName, mappingIndex, TABLE_FAMILIES, type PackageMapping } from './package-mapping.js';
+import { SNAP_OUTPUTS } from './policyengine-us.js';
 import { loadReferences, type ReferenceSet } from './reference.js';
 import { ENTITY_GROUPS, isObj, STRUCTURAL_KEYS } from './wire.js';
 
@@ -126,7 +127,11 @@ function statePackage(m: PackageMapping) {
     corpus: m.family.corpus,
     mapped_inputs: [...byVariable.values()],
     mapped_outputs: [...m.outputs.values()].map((o) => ({ variable: o.output.variable, ...('rule' in o ? { rule: o.rule } : { input: o.input }) })),
-    unanswered_outputs: m.unanswered.map((u) => ({ variable: u.output.variable, wanted: u.output.name, table: u.table })),
+    // the external engine's outputs this package answers none of: a rule the tables name that it lacks, or none named
+    unanswered_outputs: SNAP_OUTPUTS.filter((o) => !m.outputs.has(o.variable)).map((o) => {
+      const wanted = m.unanswered.find((u) => u.output.variable === o.variable);
+      return { variable: o.variable, reason: wanted ? `the ${wanted.table} table names ${wanted.output.name}, which this package does not have` : 'no table maps it onto a rule of this package' };
+    }),
     unfed_inputs: unfed,
     totals: { inputs: unfed.length + fed.size, fed: fed.size, unfed: unfed.length },
   };

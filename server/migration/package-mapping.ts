@@ -263,18 +263,18 @@ function warningsOf(catalog: Catalog, mappings: PackageMapping[]): string[] {
     for (const table of [family.federal, ...family.states]) {
       const users = table.scope === 'federal' ? mine : mine.filter((m) => m.state === table.scope);
       if (!users.length) continue;
-      const where = table.scope === 'federal' ? 'no served state package' : `${users[0].jurisdiction}/${users[0].program_id}`;
+      const lacks = table.scope === 'federal' ? 'no served state package has' : `${users[0].jurisdiction}/${users[0].program_id} has no`;
       const version = `${family.corpus.repo}${family.corpus.commit ? `@${family.corpus.commit.slice(0, 12)}` : ''}`;
       const missingInputs = [...new Set(table.inputs.filter((row) => !users.some((m) => m.inputs.some((r) => r.row === row))).map((row) => row.input))];
       for (const input of missingInputs) {
         const feeders = [...new Set(table.inputs.filter((r) => r.input === input).map((r) => `${r.entity}.${r.variable}`))];
-        warnings.push(`mapping table ${table.name} (written against ${version}): ${input} is in ${where}; ${feeders.join(', ')} ${feeders.length === 1 ? 'feeds' : 'feed'} nothing there`);
+        warnings.push(`mapping table ${table.name} (written against ${version}): ${lacks} ${input}; ${feeders.join(', ')} ${feeders.length === 1 ? 'feeds' : 'feed'} nothing there`);
       }
       for (const p of (table.presumed ?? []).filter((p) => !users.some((m) => m.presumed.some((r) => r.presumption === p)))) {
-        warnings.push(`mapping table ${table.name} (written against ${version}): ${p.input} is in ${where}; the presumption that it is ${JSON.stringify(p.value)} applies nowhere`);
+        warnings.push(`mapping table ${table.name} (written against ${version}): ${lacks} ${p.input}; the presumption that it is ${JSON.stringify(p.value)} applies nowhere`);
       }
       for (const output of table.outputs.filter((o) => o.name.includes('#') && !users.some((m) => m.outputs.get(o.variable)?.output === o))) {
-        warnings.push(`mapping table ${table.name} (written against ${version}): ${output.name} is in ${where}; ${output.variable} is not answered there`);
+        warnings.push(`mapping table ${table.name} (written against ${version}): ${lacks} rule ${output.name}; ${output.variable} is not answered there`);
       }
     }
   }

@@ -247,7 +247,6 @@ const CO = stateTable('CO', {
     },
   ],
   outputs: {
-    meets_snap_categorical_eligibility: 'us-co:regulations/10-ccr-2506-1/4.408#snap_categorically_eligible_for_resource_exemption',
     snap_unearned_income: 'us-co:regulations/10-ccr-2506-1/4.404#snap_countable_unearned_income',
   },
 });

@@ -38,8 +38,11 @@ export interface Computed extends WireRef {
 export interface Unsupported extends WireRef {
   period: string;
   reason: string;
-  /** `not_in_package`: the state's package has no rule for the variable (the ledger lists them per package). */
-  code?: 'not_in_package';
+  /**
+   * `not_in_package`: the state's package has no rule for the variable (the ledger lists them per
+   * package); `package_error`: a rule of the package fails for this household.
+   */
+  code?: 'not_in_package' | 'package_error';
 }
 export interface IgnoredInput extends WireRef {
   reason: string;
@@ -227,6 +230,12 @@ export function runMigration(body: unknown, catalog: Catalog, options: Migration
       if (err instanceof ApiError && err.code === 'invalid_household' && /required input `\w+` is missing/.test(err.message)) {
         const reason = explainHouseholdError(err.message, mapping, mapped.sources);
         for (const { ask } of unitAsks) unsupported(ask, reason);
+        continue;
+      }
+      // a rule of the package that fails for this household (a division by zero at its inputs)
+      // leaves its values uncomputed, said with the failure; running out of time fails the request
+      if (err instanceof ApiError && err.code === 'runtime_error' && !/time limit/.test(err.message)) {
+        for (const { ask } of unitAsks) unsupported(ask, `${mapping.jurisdiction}/${mapping.program_id} cannot compute this household: ${err.message}`, 'package_error');
         continue;
       }
       throw err;

@@ -6,6 +6,7 @@ import { POLICYENGINE_US_SNAP } from '../../../server/migration/policyengine-us-
 import { runMigration, toMigrationError } from '../../../server/migration/run.js';
 import { Catalog } from '../../../server/catalog/catalog.js';
 import { HAVE_CORPUS } from '../../support/paths.js';
+import { SNAP_STATES, snapCorpusOutput } from '../../support/corpus.js';
 import { auth, bundledOutput, KEYS, testApp, type TestApp } from '../../support/app.js';
 
 // POST /v1/household/us/calculate: PolicyEngine-US households through the mapping tables onto
@@ -420,5 +421,35 @@ describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
     });
     expect(misses.map((h) => h.id)).toEqual([]);
     expect(clean.length).toBe(300);
+  });
+});
+
+describe.runIf(HAVE_CORPUS)('the public US corpus served: every state SNAP package answers', () => {
+  type Household = { id: string; state: string; situation: { people: Record<string, Vars>; spm_units: Record<string, Vars> } };
+  const multistate = () =>
+    (JSON.parse(readFileSync(new URL('../../../../shared/validation/policyengine-snap-2026-01-multistate.json', import.meta.url), 'utf8')) as { households: Household[] }).households;
+
+  test('every household of the multistate set, as recorded or with every member past the time limit, is answered by its state\'s package: no error status, a snap value', () => {
+    const catalog = Catalog.load(snapCorpusOutput(), 'compiled');
+    const calculate = (r: Parameters<typeof runCalculation>[1]) => runCalculation(catalog, r, 30_000);
+    const answered = new Map<string, number>();
+    for (const h of multistate()) {
+      const timeLimited = structuredClone(h.situation);
+      for (const person of Object.values(timeLimited.people)) person.snap_time_limit_exhausted = year(true);
+      for (const [variant, household] of [['recorded', h.situation], ['time-limited', timeLimited]] as const) {
+        let out;
+        try {
+          out = runMigration({ household }, catalog, { calculate });
+        } catch (err) {
+          throw new Error(`${h.id} ${variant}: ${toMigrationError(err).status} ${(err as Error).message}`);
+        }
+        const snap = out.computed.find((c) => c.variable === 'snap');
+        expect(snap?.value, `${h.id} ${variant}: ${JSON.stringify(out.unsupported)}`).toEqual(expect.any(Number));
+        expect(out.packages.map((p) => p.jurisdiction)).toEqual([`us-${h.state.toLowerCase()}`]);
+        answered.set(h.state, (answered.get(h.state) ?? 0) + 1);
+      }
+    }
+    expect([...answered.keys()].sort()).toEqual(SNAP_STATES);
+    expect([...answered.values()]).toEqual(SNAP_STATES.map(() => 100));
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cleanEnv, serve, type Served } from '../../support/daemon.js';
 import { launchBrowser, SCREENSHOTS, type Browser } from '../../support/browser.js';
 import { CLI, HAVE_CORPUS, PROJECT } from '../../support/paths.js';
+import { snapCorpusOutput, unseenRoot } from '../../support/corpus.js';
 
 // `rules validate` as a user runs it: the bundled reference set by default, a reference file
 // of one's own, --json and the exit codes, every difference put to its counterfactual proof
@@ -361,5 +362,63 @@ describe.runIf(HAVE_CORPUS)('the shared reference sets', () => {
     const all = await validate(['--reference', UNSEEN]);
     expect(all.exitCode).toBe(1);
     expect(all.stdout).toMatch(/250 households not compared: no executable package for the program in the household's state \(AZ 50, AL 50, MA 50, GA 50, FL 50; --state picks the states to validate\)/);
+  });
+});
+
+describe.runIf(HAVE_CORPUS)('a served corpus (the public US corpus, and a state no table knows)', () => {
+  const one = { age: { '2026': 35 }, employment_income: { '2026': 14_400 }, weekly_hours_worked_before_lsr: { '2026': 40 } };
+  /** Two households of Wyoming, whose program no table knows; the second with a net income the law does not give. */
+  function wyoming(): string {
+    const situation = { people: { a: one }, spm_units: { spm: { members: ['a'], housing_cost: { '2026': 8_400 } } }, households: { hh: { members: ['a'], state_code: { '2026': 'WY' } } } };
+    // wages 1,200 a month, rent 700: net income 1,200 - 240 - 209 = 751 before shelter, less the
+    // excess shelter 700 - 375.5 = 324.5 rounded to 325 (7 CFR 273.10(e)(1)(i)(H)): 426; allotment floor(298 - 127.8) = 170
+    const households = [
+      { id: 'wy-0001', state: 'WY', set: 'general', situation, policyengine: { snap: 170, snap_net_income: 426 } },
+      { id: 'wy-0002', state: 'WY', set: 'general', situation, policyengine: { snap: 177.8, snap_net_income: 400 } },
+    ];
+    const file = path.join(work, 'wyoming.json');
+    writeFileSync(file, JSON.stringify({ engine: 'policyengine-us', engine_version: '1.817.0', period: '2026-01', households }));
+    return file;
+  }
+
+  test('--root: the state package of a root compiled for the run, mapped by the federal table alone; a difference is a corpus finding, written for the maintainer with --findings', async () => {
+    const findings = path.join(work, 'wyoming-findings.md');
+    const run = await validate(['--root', unseenRoot(), '--reference', wyoming(), '--findings', findings, '--json']);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.summary).toMatchObject({ households: 2, matching: 1, different: 1, explained: 0, findings: 1, unexplained: 0, errored: 0 });
+    expect(out.summary.by_state).toEqual([{ state: 'WY', households: 2, matching: 1, explained: 0, findings: 1, unexplained: 0, errored: 0, uncovered: 0, packages: ['us-wy/wy-snap'] }]);
+    const c = out.cases.find((x: CaseJson) => x.id === 'wy-0002');
+    expect(c.proof.finding).toMatchObject({ variable: 'snap_net_income', rule: 'us:regulations/7-cfr/273/10#snap_net_monthly_income', source: '7 CFR 273.10(e)(1)(i)', ours: 426, reference: 400 });
+    const md = readFileSync(findings, 'utf8');
+    expect(md).toContain('## Wyoming (WY) — us-wy/wy-snap');
+    expect(md).toContain('### `us:regulations/7-cfr/273/10#snap_net_monthly_income` (1 household)');
+    expect(md).toContain('- Source: 7 CFR 273.10(e)(1)(i)');
+    expect(md).toMatch(/^\| wy-0002 \| 426 \| 400 \| — \| — \|/m);
+    const human = await validate(['--root', unseenRoot(), '--reference', wyoming(), '--findings', findings]);
+    expect(human.stdout).toMatch(/^Corpus findings: 1 households differ/m);
+    expect(human.stdout).toContain(`1 corpus findings written to ${findings}`);
+  });
+
+  test('the shared corpus\'s Georgia and Colorado households: none fails, every difference explained, a corpus finding with its rule and source, or unexplained with why', async () => {
+    const findings = path.join(work, 'corpus-findings.md');
+    const run = await validate(['--compiled', snapCorpusOutput(), '--reference', UNSEEN, '--state', 'GA', '--state', 'CO', '--findings', findings, '--json']);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.summary).toMatchObject({ households: 100, errored: 0 });
+    expect(out.summary.by_state.map((s: { state: string; packages: string[] }) => [s.state, s.packages])).toEqual([
+      ['GA', ['us-ga/ga-snap']],
+      ['CO', ['us-co/co-snap']],
+    ]);
+    for (const c of out.cases.filter((x: CaseJson) => x.status === 'differ') as CaseJson[]) {
+      if (c.proof!.class === 'finding') expect(c.proof!.finding, c.id).toMatchObject({ rule: expect.stringMatching(/#/), source: expect.any(String) });
+      else if (c.proof!.class === 'unexplained') expect(c.proof!.diagnosis, c.id).toEqual(expect.any(String));
+      else expect(c.proof!.class).toBe('explained');
+    }
+    const md = readFileSync(findings, 'utf8');
+    expect(md).toContain('## Georgia (GA) — us-ga/ga-snap');
+    expect(md).toContain('## Colorado (CO) — us-co/co-snap');
+    // Georgia's benefit composition leaves its own utility allowance out of the shelter costs
+    expect(md).toContain('### `us:regulations/7-cfr/273/10#snap_excess_shelter_deduction_for_net_income`');
   });
 });

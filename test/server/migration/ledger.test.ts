@@ -6,6 +6,8 @@ import { buildLedger, referenceFiles, type LedgerVariable } from '../../../serve
 import { DEFAULT_REFERENCE, REFERENCE_DIR } from '../../../server/migration/reference.js';
 import { Catalog } from '../../../server/catalog/catalog.js';
 import { bundledOutput } from '../../support/app.js';
+import { SNAP_STATES, snapCorpusOutput } from '../../support/corpus.js';
+import { HAVE_CORPUS } from '../../support/paths.js';
 
 // The migration ledger behind GET /v1/admin/validation/migration: the variables the bundled
 // partner households request and send, whether the mapping tables cover them, demand weights,
@@ -56,5 +58,46 @@ describe('the migration ledger', () => {
     expect(find(ledger, 'wic', 'output')).toMatchObject({ status: 'awaiting', demand_weight: 0.5, maps_to: [] });
     expect(find(ledger, 'school_meal_subsidy', 'input')).toMatchObject({ status: 'awaiting', households: 1 });
     expect(ledger.totals).toMatchObject({ awaiting: 2 });
+  });
+});
+
+describe.runIf(HAVE_CORPUS)('the ledger per state package of a served corpus', () => {
+  type StatePackage = {
+    state: string;
+    status: string;
+    tables: string[];
+    corpus: { repo: string; commit: string };
+    mapped_inputs: { variable: string; entity: string; feeds: { input: string; legal_id: string; via?: string }[] }[];
+    mapped_outputs: { variable: string; rule?: string; input?: string }[];
+    unanswered_outputs: { variable: string; reason: string }[];
+    unfed_inputs: { input: string; entity: string; legal_id: string; default: unknown }[];
+    totals: { inputs: number; fed: number; unfed: number };
+  };
+  const states = () => buildLedger([DEFAULT_REFERENCE], Catalog.load(snapCorpusOutput(), 'compiled')).states as StatePackage[];
+
+  it('lists every state SNAP package served, with the tables that map onto it and the corpus version they were written for', () => {
+    const all = states();
+    expect(all.map((s) => s.state)).toEqual(SNAP_STATES);
+    for (const s of all) {
+      expect(s.status).toBe('covered');
+      expect(s.tables[0]).toBe('rulespec-us federal');
+      expect(s.corpus).toEqual({ repo: 'TheAxiomFoundation/rulespec-us', commit: 'c55778119c0dd208a5ea3366092a17d0b0392c8b' });
+      expect(s.totals.fed + s.totals.unfed).toBe(s.totals.inputs);
+    }
+    expect(all.find((s) => s.state === 'FL')!.tables).toEqual(['rulespec-us federal']);
+    expect(all.find((s) => s.state === 'GA')!.tables).toEqual(['rulespec-us federal', 'rulespec-us GA']);
+  });
+
+  it("Georgia: the variables mapped (through the state's binding where it has one), the outputs it has no rule for, the inputs nothing feeds", () => {
+    const ga = states().find((s) => s.state === 'GA')!;
+    expect(ga.mapped_inputs).toContainEqual({ variable: 'employment_income', entity: 'people', feeds: expect.arrayContaining([{ input: 'snap_gross_monthly_earned_income', legal_id: expect.stringMatching(/#input\.snap_gross_monthly_earned_income$/) }]) });
+    expect(ga.mapped_inputs).toContainEqual({ variable: 'housing_cost', entity: 'spm_units', feeds: [{ input: 'monthly_allowable_shelter_costs', legal_id: expect.any(String), via: 'us-ga:programs/snap/2026-01#snap_total_allowable_shelter_expenses' }] });
+    expect(ga.mapped_inputs).toContainEqual(expect.objectContaining({ variable: 'childcare_expenses', feeds: expect.arrayContaining([expect.objectContaining({ input: 'monthly_dependent_care_costs_incurred_or_billed_to_au' })]) }));
+    expect(ga.mapped_outputs).toContainEqual({ variable: 'snap', rule: 'us-ga:programs/snap/2026-01#snap_benefit' });
+    expect(ga.unanswered_outputs).toContainEqual({ variable: 'snap_utility_allowance', reason: 'no table maps it onto a rule of this package' });
+    const unfed = ga.unfed_inputs.map((i) => i.input);
+    expect(unfed).toEqual(expect.arrayContaining(['claimed_allowable_shelter_expense_amount', 'dependent_care_expense_information_appears_questionable']));
+    expect(unfed).not.toContain('monthly_allowable_shelter_costs');
+    expect(ga.totals.unfed).toBeGreaterThan(200);
   });
 });
