@@ -1,5 +1,5 @@
 import type { ScalarExpr } from '../../compiler/3-lower/ir.js';
-import type { PackageInput } from '../../compiler/4-package/package-types.js';
+import type { PackageInput, ProgramGraph } from '../../compiler/4-package/package-types.js';
 import type { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { Day } from '../../compiler/values.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -110,7 +110,8 @@ function buildIndex(catalog: Catalog, families: TableFamily[]): MappingIndex {
     const loaded = state ? catalog.package(entry.jurisdiction, entry.program_id) : undefined;
     if (!state || !loaded) continue;
     // the family whose federal rows this package reads the most of
-    const candidates = families.map((family) => ({ family, mapping: resolvePackage(state, family, loaded) }));
+    const graph = catalog.graph(entry.jurisdiction, entry.program_id);
+    const candidates = families.map((family) => ({ family, mapping: resolvePackage(state, family, loaded, graph) }));
     const best = candidates.reduce((a, b) => (fedRows(b.mapping) > fedRows(a.mapping) ? b : a));
     if (fedRows(best.mapping) > 0) byState.set(state, best.mapping);
   }
@@ -119,7 +120,13 @@ function buildIndex(catalog: Catalog, families: TableFamily[]): MappingIndex {
 
 const fedRows = (m: PackageMapping) => m.inputs.filter((r) => r.table === m.family.federal.name).length;
 
-export function resolvePackage(state: string, family: TableFamily, loaded: LoadedPackage): PackageMapping {
+/**
+ * The tables of `family` tied to one state's package. With the package's graph, a legal id counts
+ * only where the module it names reads that input (not merely an input of that name read by
+ * another module), so a renamed input is a gap, not a false match.
+ */
+export function resolvePackage(state: string, family: TableFamily, loaded: LoadedPackage, graph?: ProgramGraph): PackageMapping {
+  const reads = graph ? readsOf(graph) : undefined;
   const pkg = loaded.pkg;
   const main = pkg.entities.find((e) => e.entity === pkg.main_entity)!;
   const related = pkg.entities.filter((e) => e.relations?.some((r) => r.tuple[1] === main.entity));
@@ -136,7 +143,7 @@ export function resolvePackage(state: string, family: TableFamily, loaded: Loade
   for (const table of tables) {
     for (const row of table.inputs) {
       if (table === family.federal && replaced.has(`${row.entity}.${row.variable}\u0000${row.input}`)) continue;
-      const found = findInput(loaded, row.input);
+      const found = findInput(loaded, row.input, reads);
       // a label entity's input is a person's when a person's variable feeds it, else the household's
       const level = !found ? undefined : found.entity === main.entity ? 'household' : memberEntities.has(found.entity) ? 'member' : labelEntities.has(found.entity) ? (row.entity === 'people' ? 'member' : 'household') : undefined;
       if (!found || !level) unresolved.push({ row, table: table.name });
@@ -152,7 +159,7 @@ export function resolvePackage(state: string, family: TableFamily, loaded: Loade
   const unpresumed: PackageMapping['unpresumed'] = [];
   for (const table of tables) {
     for (const presumption of table.presumed ?? []) {
-      const found = findInput(loaded, presumption.input);
+      const found = findInput(loaded, presumption.input, reads);
       const level = !found ? undefined : found.entity === main.entity ? 'household' : memberEntities.has(found.entity) ? 'member' : labelEntities.has(found.entity) ? 'both' : undefined;
       if (!found || !level) unpresumed.push({ presumption, table: table.name });
       else presumed.push({ presumption, table: table.name, input: found.input, entity: found.entity, level });
@@ -192,15 +199,27 @@ export function resolvePackage(state: string, family: TableFamily, loaded: Loade
 }
 
 /** The package input a row's legal id (or name) names, directly or through the rule the state binds that name with. */
-function findInput(loaded: LoadedPackage, key: string): { input: PackageInput; entity: string; via?: string } | undefined {
-  for (const e of loaded.pkg.entities) {
-    const input = loaded.resolveInput(e.entity, key);
-    if (input) return { input, entity: e.entity };
-  }
+/** What each module of a package reads: its inputs' legal ids, and the rules its formulas read (`module\u0000rule id`). */
+interface Reads {
+  inputs: Set<string>;
+  rules: Set<string>;
+}
+function readsOf(graph: ProgramGraph): Reads {
+  return { inputs: new Set(graph.inputs.map((i) => i.legalId)), rules: new Set(graph.rules.flatMap((r) => r.ruleDeps.map((d) => `${r.fileLegalId}\u0000${d}`))) };
+}
+
+function findInput(loaded: LoadedPackage, key: string, reads: Reads | undefined): { input: PackageInput; entity: string; via?: string } | undefined {
   const mark = key.lastIndexOf('#input.');
+  if (mark < 0 || !reads || reads.inputs.has(key)) {
+    for (const e of loaded.pkg.entities) {
+      const input = loaded.resolveInput(e.entity, key);
+      if (input) return { input, entity: e.entity };
+    }
+  }
   if (mark < 0) return undefined;
   const rule = loaded.executable.ruleByName.get(key.slice(mark + '#input.'.length));
-  if (rule === undefined) return undefined;
+  // the module the legal id names must read that rule: the state bound the name it reads
+  if (rule === undefined || (reads && !reads.rules.has(`${key.slice(0, mark)}\u0000${loaded.executable.rules[rule].id}`))) return undefined;
   const slot = ownAmount(loaded, rule);
   const entity = slot ? loaded.entityOfInput(slot) : undefined;
   const input = entity ? loaded.entity(entity)?.inputs.find((i) => i.name === slot) : undefined;
