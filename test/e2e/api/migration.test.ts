@@ -378,6 +378,13 @@ describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
   const households = (file: string) =>
     (JSON.parse(readFileSync(new URL(`../../../../shared/validation/${file}`, import.meta.url), 'utf8')) as { households: Household[] }).households;
 
+  /** A household as recorded, and with every member past the time limit. */
+  const variants = (h: Household) => {
+    const timeLimited = structuredClone(h.situation);
+    for (const person of Object.values(timeLimited.people)) person.snap_time_limit_exhausted = year(true);
+    return [['recorded', h.situation], ['time-limited', timeLimited]] as const;
+  };
+
   test('no household of either set, as recorded or with every member past the time limit, is a server error on the migration endpoint or /v1/calculate', () => {
     // in process, through the code both routes run (the HTTP answers of the route are the tests above)
     const catalog = Catalog.load(bundledOutput(), 'compiled');
@@ -385,9 +392,7 @@ describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
     const all = [...households('policyengine-snap-2026-01.json'), ...households('policyengine-snap-2026-01-multistate.json')];
     const statuses: Record<string, number> = {};
     for (const h of all) {
-      const timeLimited = structuredClone(h.situation);
-      for (const person of Object.values(timeLimited.people)) person.snap_time_limit_exhausted = year(true);
-      for (const [variant, household] of [['recorded', h.situation], ['time-limited', timeLimited]] as const) {
+      for (const [variant, household] of variants(h)) {
         let out;
         try {
           out = runMigration({ household }, catalog, { calculate });
@@ -422,21 +427,13 @@ describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
     expect(misses.map((h) => h.id)).toEqual([]);
     expect(clean.length).toBe(300);
   });
-});
 
-describe.runIf(HAVE_CORPUS)('the public US corpus served: every state SNAP package answers', () => {
-  type Household = { id: string; state: string; situation: { people: Record<string, Vars>; spm_units: Record<string, Vars> } };
-  const multistate = () =>
-    (JSON.parse(readFileSync(new URL('../../../../shared/validation/policyengine-snap-2026-01-multistate.json', import.meta.url), 'utf8')) as { households: Household[] }).households;
-
-  test('every household of the multistate set, as recorded or with every member past the time limit, is answered by its state\'s package: no error status, a snap value', () => {
+  test('served from the public US corpus, every household of the multistate set, as recorded or with every member past the time limit, is answered by its state\'s package: no error status, a snap value', () => {
     const catalog = Catalog.load(snapCorpusOutput(), 'compiled');
     const calculate = (r: Parameters<typeof runCalculation>[1]) => runCalculation(catalog, r, 30_000);
     const answered = new Map<string, number>();
-    for (const h of multistate()) {
-      const timeLimited = structuredClone(h.situation);
-      for (const person of Object.values(timeLimited.people)) person.snap_time_limit_exhausted = year(true);
-      for (const [variant, household] of [['recorded', h.situation], ['time-limited', timeLimited]] as const) {
+    for (const h of households('policyengine-snap-2026-01-multistate.json')) {
+      for (const [variant, household] of variants(h)) {
         let out;
         try {
           out = runMigration({ household }, catalog, { calculate });
