@@ -16,9 +16,10 @@ import { localRunner, remoteRunner, type CaseOutcome, type Runner } from '../val
 import { ensureWritableFolder, requireFolder } from '../os-errors.js';
 
 // `rules validate`: run an external engine's reference households through the migration
-// endpoint's mapping and our packages (in-process or on a daemon), compare every mapped
-// variable with the recorded values, explain each difference, and optionally publish the run
-// to a daemon's validation history (/docs/validation).
+// endpoint's mapping and the state packages served (the bundled encodings, a compiled output, a
+// corpus compiled for the run, or a daemon), compare every mapped variable with the recorded
+// values, explain each difference or locate it in the corpus, and optionally write the corpus
+// findings for its maintainers and publish the run to a daemon's validation history.
 
 interface ValidateOptions {
   reference?: string[];
@@ -74,9 +75,11 @@ Rows follow the validation-run format: per variable parity_match (every househol
 tolerance), parity_diff, uncovered (we cannot compute it), and drift_diff when our values moved
 since the previous run of the same kind. A household that differs is recalculated with the
 reference engine's departures from the law applied (each departure's counterfactual, alone and
-together): explained when they land within the tolerance on every compared variable, else
-unexplained. Exit status: 0 every compared value matches or is explained, 1 a difference is
-unexplained, a value cannot be computed or a household fails, 2 usage error.`,
+together): explained when they land within the tolerance on every compared variable; else a
+corpus finding when what is left starts in a rule of the packages served (none of the compared
+rules beneath it differs: --findings writes them for the corpus's maintainers), or unexplained,
+with why. Exit status: 0 every compared value matches or is explained, 1 a difference is a
+finding or unexplained, a value cannot be computed or a household fails, 2 usage error.`,
     )
     .action(async (options: ValidateOptions) => {
       if ([options.url, options.compiled, options.root?.length].filter(Boolean).length > 1) throw new UsageError('use one of --compiled, --root and --url');
