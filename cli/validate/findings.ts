@@ -1,6 +1,5 @@
 import type { GraphRule, ProgramGraph } from '../../compiler/4-package/package-types.js';
 import { SNAP_OUTPUTS } from '../../server/migration/policyengine-us.js';
-import type { Difference } from './prove.js';
 import type { CaseOutcome } from './runner.js';
 
 // Where a difference no departure of the reference engine explains starts in the served corpus.
@@ -13,6 +12,14 @@ import type { CaseOutcome } from './runner.js';
 // what it rests on. When the first difference is a value the tables fed the package, or lies in
 // variables the package does not compute, it is no finding: the household stays unexplained,
 // with that diagnosis.
+
+/** A compared variable whose value is not the reference engine's. */
+export interface Difference {
+  variable: string;
+  ours: unknown;
+  reference: unknown;
+  delta?: number;
+}
 
 export interface Finding {
   /** The reference engine's variable whose value differs first. */

@@ -1,8 +1,10 @@
 import type { WireHousehold } from '../../server/migration/wire.js';
 import type { ReferenceCase } from '../../server/migration/reference.js';
 import type { Departure, Values } from './departures.js';
-import type { Finding } from './findings.js';
+import type { Difference, Finding } from './findings.js';
 import type { Runner } from './runner.js';
+
+export type { Difference } from './findings.js';
 
 // The counterfactual proof of one household's differences. The departures a difference may
 // come from (those whose counterfactual changes this household and that move a differing
@@ -10,13 +12,6 @@ import type { Runner } from './runner.js';
 // then any external formula is recomputed from our values. The difference is explained only
 // when some set of them lands within the tolerance on every compared variable; the smallest
 // such set proves it. Otherwise it is unexplained, with what still differs.
-
-export interface Difference {
-  variable: string;
-  ours: unknown;
-  reference: unknown;
-  delta?: number;
-}
 
 export interface Attempt {
   departures: string[];
