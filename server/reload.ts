@@ -3,6 +3,7 @@ import type { SourceWatcher } from '../compiler/watch.js';
 import type { Manifest } from '../compiler/5-emit/manifest.js';
 import type { Workspace } from '../compiler/workspace.js';
 import { Catalog, type RuntimeMode } from './catalog/catalog.js';
+import { mappingIndex } from './migration/package-mapping.js';
 
 // Hot reload (`rules serve --watch`): recompile what an edit touches, then swap the catalogue.
 // Requests in flight keep the catalogue they started with; programs whose sources stop
@@ -14,9 +15,11 @@ export function watchForReload(workspace: Workspace, out: string, mode: RuntimeM
     () => {
       const started = performance.now();
       const manifest = buildInto(workspace, out, { rebuilds: true });
-      swap(Catalog.load(out, mode));
+      const catalog = Catalog.load(out, mode);
+      swap(catalog);
       log(`reloaded ${manifest.packages.length} packages (${manifest.failures.length} failed) in ${Math.round(performance.now() - started)} ms`);
       logBuildProblems(manifest, log);
+      for (const warning of mappingIndex(catalog).warnings) log(`  warning ${warning}`);
     },
     (err) => log(`reload failed: ${err instanceof Error ? err.message : String(err)}`),
   );

@@ -22,6 +22,7 @@ import { RedisStore } from './store/redis.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 import { logBuildProblems, watchForReload } from './reload.js';
+import { mappingIndex } from './migration/package-mapping.js';
 import type { SourceWatcher } from '../compiler/watch.js';
 
 // Starting and stopping the daemon: lock the data dir (with SQLite, one daemon per store), open the
@@ -131,6 +132,8 @@ async function start(config: ServerConfig, options: StartOptions, lock: DataDirL
   };
 
   const app = buildApp(ctx, { logger: options.logger });
+  // mapping tables written against another version of the corpus served: each gap said once
+  for (const warning of mappingIndex(catalog).warnings) app.log.warn(warning);
   if (store instanceof RedisStore) {
     const where = `Redis store ${store.where}`;
     store.watchConnection((up, reason) =>

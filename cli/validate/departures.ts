@@ -1,4 +1,4 @@
-import { POLICYENGINE_US_SNAP } from '../../server/migration/policyengine-us-snap.js';
+import { MEDICAL, PERSON_EARNED, PERSON_UNEARNED, SHELTER } from '../../server/migration/policyengine-us.js';
 import { isObj, valueIn, type WireHousehold } from '../../server/migration/wire.js';
 
 // Where PolicyEngine-US deliberately departs from the statute (its documented modelling
@@ -82,8 +82,8 @@ const num = (v: unknown) => (typeof v === 'number' ? v : Number.NaN);
 const cents = (n: number) => Math.round(n * 100) / 100;
 
 /** The amounts each member carries that the tables add up (incomes and expenses), and the unit's shelter costs. */
-const PERSON_AMOUNTS = [...new Set(POLICYENGINE_US_SNAP.flatMap((t) => t.inputs.filter((r) => r.entity === 'people' && r.combine === 'sum').map((r) => r.variable)))];
-const UNIT_SHELTER = [...new Set(POLICYENGINE_US_SNAP.flatMap((t) => t.inputs.filter((r) => r.entity === 'spm_units' && r.input === 'snap_shelter_costs').map((r) => r.variable)))];
+const PERSON_AMOUNTS = [...PERSON_EARNED, ...PERSON_UNEARNED, ...MEDICAL, ...SHELTER, { variable: 'child_support_expense', entity: 'people' }].filter((r) => r.entity === 'people').map((r) => r.variable);
+const UNIT_SHELTER = SHELTER.filter((r) => r.entity === 'spm_units').map((r) => r.variable);
 
 // ---- PolicyEngine-US 1.817's time-limit test --------------------------------------------------
 
@@ -117,6 +117,12 @@ function timeLimited(s: WireHousehold, month: string): string[] {
 
 // ---- the departures ----------------------------------------------------------------------------
 
+/** States where PolicyEngine-US 1.817 excludes child support paid from gross income (its snap_child_support_gross_income_deduction). */
+const PE_EXCLUDES = new Set(['AL', 'AZ', 'CO', 'FL', 'GA', 'MA']);
+
+/** States where PolicyEngine-US 1.817 always gives the heating and cooling allowance (gov.usda.snap.income.deductions.utility.always_standard). */
+const HEAT_AND_EAT = new Set(['CO', 'NY', 'CA', 'MA']);
+
 /** The 2026 standard Medicare Part B premium PolicyEngine-US imputes (CMS, 2026 Part B premium). */
 const PART_B_PREMIUM_2026 = 202.9;
 const ELDERLY_AGE = 60; // 7 USC 2012(j)(1)
@@ -125,13 +131,14 @@ export const POLICYENGINE_DEPARTURES: Departure[] = [
   {
     id: 'always-standard-utility-allowance',
     variables: ['snap_utility_allowance', 'snap_excess_shelter_expense_deduction', 'snap_net_income', 'meets_snap_net_income_test', 'meets_snap_categorical_eligibility', 'is_snap_eligible', 'snap'],
-    engine: 'PolicyEngine-US gives every Colorado, New York and California household the full heating and cooling standard utility allowance ("heat and eat"), whatever its bills.',
+    engine: 'PolicyEngine-US gives every Colorado, New York, California and Massachusetts household the full heating and cooling standard utility allowance ("heat and eat"), whatever its bills; elsewhere the allowance follows the bills reported.',
     law:
-      'Since Pub. L. 119-21 section 10103 (7 USC 2014(e)(6)(C)(iv)(I)), an energy assistance payment confers that standard only on a household with an elderly or disabled member; other households need a heating or cooling cost of their own (10 CCR 2506-1 4.407.31; 18 NYCRR 387.12(f)(3)(v); CDSS ACIN I-46-25).',
+      'Since Pub. L. 119-21 section 10103 (7 USC 2014(e)(6)(C)(iv)(I)), an energy assistance payment confers that standard only on a household with an elderly or disabled member; other households need a heating or cooling cost of their own (10 CCR 2506-1 4.407.31; 18 NYCRR 387.12(f)(3)(v); CDSS ACIN I-46-25; 106 CMR 364.400(G)).',
     counterfactual: {
       via: 'household',
-      change: 'the SPM unit reports a heating or cooling cost (heating_cooling_expense $1 a month) when it reports none',
+      change: 'the SPM unit reports a heating or cooling cost (heating_cooling_expense $1 a month) when it reports none, in a state where PolicyEngine-US always gives the allowance',
       apply(s, month) {
+        if (!HEAT_AND_EAT.has(String(stateOf(s, month) ?? '').toUpperCase())) return false;
         const unit = unitOf(s);
         if ((given(unit, 'heating_cooling_expense', month) ?? 0) > 0) return false;
         unit.heating_cooling_expense = { [month]: 1 };
@@ -214,9 +221,29 @@ export const POLICYENGINE_DEPARTURES: Departure[] = [
     },
   },
   {
+    id: 'child-support-treatment',
+    variables: ['snap_gross_income', 'snap_child_support_deduction'],
+    engine: `PolicyEngine-US 1.817 excludes the child support members pay from gross income in ${[...PE_EXCLUDES].join(', ')} and deducts it from net income in the other states.`,
+    law:
+      'Each state chooses (7 CFR 273.9(c)(17) or 273.9(d)(5)): Alabama, Arizona, Florida and Georgia deduct it (SNAP State Options Report, 17th edition); California (CDSS ACL 06-31), Colorado (10 CCR 2506-1 4.407.5(A)), Massachusetts (106 CMR 363.230(O)) and New York exclude it. Net income is the same either way; gross income is not.',
+    counterfactual: {
+      via: 'recompute',
+      change: 'where PolicyEngine-US excludes what we deduct, snap_gross_income less our child support deduction and the deduction 0; where it deducts what we exclude, snap_gross_income plus the support the members pay and the deduction that support',
+      apply(values, s, month) {
+        const state = String(stateOf(s, month) ?? '').toUpperCase();
+        const deduction = num(values.snap_child_support_deduction);
+        const gross = num(values.snap_gross_income);
+        if (!Number.isFinite(gross) || !Number.isFinite(deduction)) return undefined;
+        if (PE_EXCLUDES.has(state)) return deduction > 0 ? { ...values, snap_gross_income: cents(gross - deduction), snap_child_support_deduction: 0 } : undefined;
+        const paid = cents(memberIds(s).reduce((sum, id) => sum + monthly(s.people?.[id] as Entity | undefined, 'child_support_expense', month), 0));
+        return deduction === 0 && paid > 0 ? { ...values, snap_gross_income: cents(gross + paid), snap_child_support_deduction: paid } : undefined;
+      },
+    },
+  },
+  {
     id: 'negative-gross-income',
     variables: ['snap_gross_income'],
-    engine: 'PolicyEngine-US lets Colorado\'s child support exclusion take gross income below zero.',
+    engine: 'PolicyEngine-US lets a state\'s child support exclusion (Colorado\'s, Massachusetts\') take gross income below zero.',
     law: 'An exclusion removes income; it cannot make income negative (7 CFR 273.9(c)(17)), so gross income stops at 0.',
     counterfactual: {
       via: 'recompute',

@@ -1,7 +1,10 @@
 import type { WireHousehold } from '../../server/migration/wire.js';
 import type { ReferenceCase } from '../../server/migration/reference.js';
 import type { Departure, Values } from './departures.js';
+import type { Difference, Finding } from './findings.js';
 import type { Runner } from './runner.js';
+
+export type { Difference } from './findings.js';
 
 // The counterfactual proof of one household's differences. The departures a difference may
 // come from (those whose counterfactual changes this household and that move a differing
@@ -9,13 +12,6 @@ import type { Runner } from './runner.js';
 // then any external formula is recomputed from our values. The difference is explained only
 // when some set of them lands within the tolerance on every compared variable; the smallest
 // such set proves it. Otherwise it is unexplained, with what still differs.
-
-export interface Difference {
-  variable: string;
-  ours: unknown;
-  reference: unknown;
-  delta?: number;
-}
 
 export interface Attempt {
   departures: string[];
@@ -28,13 +24,16 @@ export interface Attempt {
 }
 
 export interface Proof {
-  class: 'explained' | 'unexplained';
+  /** `finding`: no departure explains it, and it starts in a rule of the served corpus (`finding`); `unexplained` says why not (`diagnosis`). */
+  class: 'explained' | 'finding' | 'unexplained';
   /** Departures whose counterfactual changes this household and which move a differing variable. */
   attributed: string[];
   /** The fewest attributed departures whose counterfactual lands on every compared variable (empty when unexplained). */
   proved_by: string[];
   /** Each attributed departure alone, then all together, then other combinations until one lands. */
   attempts: Attempt[];
+  finding?: Finding;
+  diagnosis?: string;
 }
 
 export interface ProofContext {

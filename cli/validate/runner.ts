@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { ProgramGraph } from '../../compiler/4-package/package-types.js';
 import { runCalculation } from '../../server/calculation.js';
-import type { MappingTable } from '../../server/migration/mapping.js';
-import { POLICYENGINE_US_SNAP } from '../../server/migration/policyengine-us-snap.js';
-import { MigrationError, runMigration, type IgnoredInput, type Unsupported } from '../../server/migration/run.js';
+import type { TableFamily } from '../../server/migration/mapping.js';
+import { TABLE_FAMILIES } from '../../server/migration/package-mapping.js';
+import { MigrationError, runMigration, toMigrationError, type IgnoredInput, type Unsupported } from '../../server/migration/run.js';
+import { ApiError } from '../../server/errors.js';
 import { isObj, type WireHousehold } from '../../server/migration/wire.js';
 import type { Catalog } from '../../server/catalog/catalog.js';
 import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
@@ -27,6 +28,11 @@ export interface CaseOutcome {
   error?: string;
   /** Nothing could be compared because no package serves the household's state (the endpoint's 422), and why. */
   uncovered?: string;
+  /** The package that answered, and what answered each compared variable (a rule's legal id, or an input the table fed). */
+  package?: { jurisdiction: string; program_id: string };
+  answered_by: Record<string, { rule?: string; input?: string }>;
+  /** Package inputs the answer read that nothing in the household fed (the sidecar's assumed_inputs). */
+  assumed: { input: string; fed_by: string[]; presumed?: string }[];
 }
 
 /** The endpoint's failure as an outcome: 422 (no package for the state) leaves the household uncovered, anything else is an error. */
@@ -39,6 +45,8 @@ export interface Runner {
   run(c: ReferenceCase, variables: string[], period: string, situation?: WireHousehold): Promise<CaseOutcome>;
   /** Our rule (legal id) and its legal source for a package output, to cite beside a difference. */
   ruleOf(jurisdiction: string, programId: string, output: string): Promise<{ rule: string; source: string | null } | undefined>;
+  /** A package's rule graph, to find where a difference starts. */
+  graph(jurisdiction: string, programId: string): Promise<ProgramGraph | undefined>;
 }
 
 /** The situation with every compared variable requested (null) on its SPM unit for `period`. */
@@ -54,12 +62,16 @@ export function withRequests(c: ReferenceCase, variables: string[], period: stri
 /** Our values from the endpoint's sidecar (in-process, the same fields of the migration's result). */
 function outcomeOf(id: string, situation: WireHousehold, sidecar: Record<string, unknown>, latency: number): CaseOutcome {
   const unitId = Object.keys(situation.spm_units ?? {})[0];
-  const computed = (sidecar.computed as { entity_id: string; variable: string; value: unknown }[] | undefined) ?? [];
+  const computed = ((sidecar.computed as { entity_id: string; variable: string; value: unknown; rule?: string; input?: string }[] | undefined) ?? []).filter((c) => c.entity_id === unitId);
   const runtime = isObj(sidecar.runtime) && typeof sidecar.runtime.id === 'string' ? sidecar.runtime.id : undefined;
+  const pkg = isObj(sidecar.package) ? (sidecar.package as { jurisdiction: string; program_id: string }) : (sidecar.packages as { jurisdiction: string; program_id: string }[] | undefined)?.[0];
   return {
     id,
     latency_ms: Math.round(latency * 100) / 100,
-    values: Object.fromEntries(computed.filter((c) => c.entity_id === unitId).map((c) => [c.variable, c.value])),
+    values: Object.fromEntries(computed.map((c) => [c.variable, c.value])),
+    answered_by: Object.fromEntries(computed.map((c) => [c.variable, c.rule ? { rule: c.rule } : c.input ? { input: c.input } : {}])),
+    ...(pkg ? { package: { jurisdiction: pkg.jurisdiction, program_id: pkg.program_id } } : {}),
+    assumed: ((sidecar.assumed_inputs as { input: string; fed_by: string[]; presumed?: string }[] | undefined) ?? []).map(({ input, fed_by, presumed }) => ({ input, fed_by, ...(presumed ? { presumed } : {}) })),
     unsupported: (sidecar.unsupported as Unsupported[] | undefined) ?? [],
     ignored_inputs: (sidecar.ignored_inputs as IgnoredInput[] | undefined) ?? [],
     warnings: (sidecar.warnings as string[] | undefined) ?? [],
@@ -69,26 +81,31 @@ function outcomeOf(id: string, situation: WireHousehold, sidecar: Record<string,
 }
 
 function ruleIn(graph: ProgramGraph | undefined, output: string) {
-  const rule = graph?.rules.find((r) => r.name === output && r.kind === 'derived') ?? graph?.rules.find((r) => r.name === output);
+  const rule = graph?.rules.find((r) => r.legalId === output) ?? graph?.rules.find((r) => r.name === output && r.kind === 'derived') ?? graph?.rules.find((r) => r.name === output);
   return rule ? { rule: rule.legalId, source: rule.source } : undefined;
 }
 
-export function localRunner(catalog: Catalog, source: string, tables: MappingTable[] = POLICYENGINE_US_SNAP): Runner {
+export function localRunner(catalog: Catalog, source: string, families: TableFamily[] = TABLE_FAMILIES): Runner {
   return {
     source,
     async run(c, variables, period, given) {
       const situation = withRequests(c, variables, period, given);
       const started = performance.now();
       try {
-        const out = runMigration({ household: situation }, catalog, { tables, calculate: (r) => runCalculation(catalog, r, DEFAULT_CALCULATE_TIMEOUT_MS) });
+        const out = runMigration({ household: situation }, catalog, { families, calculate: (r) => runCalculation(catalog, r, DEFAULT_CALCULATE_TIMEOUT_MS) });
         return outcomeOf(c.id, situation, { ...out }, performance.now() - started);
       } catch (err) {
-        if (!(err instanceof MigrationError)) throw err;
-        return { ...outcomeOf(c.id, situation, {}, performance.now() - started), ...failed(err.status, err.message) };
+        // what the endpoint would answer with an error status (a failing rule is its 502)
+        if (!(err instanceof MigrationError || err instanceof ApiError)) throw err;
+        const failure = toMigrationError(err);
+        return { ...outcomeOf(c.id, situation, {}, performance.now() - started), ...failed(failure.status, failure.message) };
       }
     },
     async ruleOf(jurisdiction, programId, output) {
       return ruleIn(catalog.graph(jurisdiction, programId), output);
+    },
+    async graph(jurisdiction, programId) {
+      return catalog.graph(jurisdiction, programId);
     },
   };
 }
@@ -112,6 +129,9 @@ export function remoteRunner(url: string, key: string, warn: (message: string) =
       return outcomeOf(c.id, situation, sidecar, latency);
     },
     async ruleOf(jurisdiction, programId, output) {
+      return ruleIn(await this.graph(jurisdiction, programId), output);
+    },
+    graph(jurisdiction, programId) {
       const id = `${jurisdiction}/${programId}`;
       if (!graphs.has(id)) {
         graphs.set(
@@ -124,7 +144,7 @@ export function remoteRunner(url: string, key: string, warn: (message: string) =
           }),
         );
       }
-      return ruleIn(await graphs.get(id), output);
+      return graphs.get(id)!;
     },
   };
 }

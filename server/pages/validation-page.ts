@@ -7,7 +7,7 @@ import { VALIDATION_SCRIPT } from './validation-script.js';
 const BODY = `<main class="dash">
 <header>
 <h1>Validation runs</h1>
-<p class="muted">Parity and drift results published with <code>rules validate --publish</code> or <code>POST /v1/admin/validation/runs</code>. A difference is <span class="v-explained">explained</span> when a documented departure of the reference engine, applied to the household, reproduces it, and <span class="v-unexplained">unexplained</span> otherwise. <a href="/docs">API reference</a></p>
+<p class="muted">Parity and drift results published with <code>rules validate --publish</code> or <code>POST /v1/admin/validation/runs</code>. A difference is <span class="v-explained">explained</span> when a documented departure of the reference engine, applied to the household, reproduces it; a <span class="v-finding">corpus finding</span> when none does and it starts in a rule of the encodings served (the rule, its source and both values are shown); <span class="v-unexplained">unexplained</span> otherwise, with why. <a href="/docs">API reference</a></p>
 </header>
 <section class="panel" aria-labelledby="key-heading">
 <h2 id="key-heading">API key</h2>
@@ -45,8 +45,8 @@ const BODY = `<main class="dash">
 
 const CSS = `
 /* explained differences are healthy: a green of their own, never the red of an unexplained one */
-:root { --explained: #2a7d8c; }
-@media (prefers-color-scheme: dark) { :root { --explained: #5cc2cf; } }
+:root { --explained: #2a7d8c; --finding: #7b3fb0; }
+@media (prefers-color-scheme: dark) { :root { --explained: #5cc2cf; --finding: #c59bf0; } }
 .dash { max-width: 78rem; margin: 0 auto; padding: 1.5rem 1.5rem 4rem; }
 .dash h1 { margin: 0 0 0.2em; }
 .panel { margin: 1.2em 0; padding: 1em 1.3em; border: 1px solid var(--line); border-radius: 8px; }
@@ -78,6 +78,7 @@ svg g.run.selected .hit { fill: var(--code); stroke: var(--link); stroke-width: 
 .s-matched { fill: var(--ok); background: var(--ok); }
 .s-explained { fill: var(--explained); background: var(--explained); }
 .s-unexplained { fill: var(--bad); background: var(--bad); }
+.s-finding { fill: var(--finding); background: var(--finding); }
 .s-drift_diff { fill: var(--warn); background: var(--warn); }
 .s-uncovered { fill: var(--none); background: var(--none); }
 .legend, .counts { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4em 1.2em; padding: 0; margin: 0.6em 0; font-size: 0.9em; }
@@ -90,9 +91,11 @@ svg g.run.selected .hit { fill: var(--code); stroke: var(--link); stroke-width: 
 .v-matched { color: var(--ok); }
 .v-explained { color: var(--explained); }
 .v-unexplained { color: var(--bad); }
+.v-finding { color: var(--finding); }
 .v-drift_diff { color: var(--warn); }
 .v-uncovered, .v-other { color: var(--none); }
 tr.row-unexplained td:first-child { box-shadow: inset 3px 0 var(--bad); }
+tr.row-finding td:first-child { box-shadow: inset 3px 0 var(--finding); }
 .dash h3 { margin: 1.2em 0 0.3em; font-size: 1em; }
 `;
 

@@ -8,10 +8,11 @@ export const VALIDATION_SCRIPT = String.raw`
   const KEY_ITEM = 'rules.validation.api_key';
   const RUNS_URL = '/v1/admin/validation/runs';
   // a variable's verdict: matched, its differences all explained (a departure's counterfactual
-  // proved each: healthy), some unexplained (nothing proved them), moved since the previous run,
+  // proved each: healthy), some corpus findings (located in a rule of the encodings served: for
+  // their maintainers), some unexplained (nothing proved or located them), moved since the previous run,
   // or not computed
-  const SERIES = ['unexplained', 'explained', 'matched', 'drift_diff', 'uncovered'];
-  const CASE_ORDER = ['unexplained', 'error', 'uncovered', 'explained', 'differ', 'match'];
+  const SERIES = ['unexplained', 'finding', 'explained', 'matched', 'drift_diff', 'uncovered'];
+  const CASE_ORDER = ['unexplained', 'error', 'uncovered', 'finding', 'explained', 'differ', 'match'];
   /** The newest runs whose records are read for the chart (each record is one request). */
   const CHART_RUNS = 30;
   const SVG = 'http://www.w3.org/2000/svg';
@@ -98,19 +99,23 @@ export const VALIDATION_SCRIPT = String.raw`
   function verdictOf(row) {
     const status = row && row.status;
     if (status === 'parity_match' || status === 'covered') return 'matched';
-    if (status === 'parity_diff') return typeof row.unexplained === 'number' && row.unexplained === 0 && typeof row.explained === 'number' && row.explained > 0 ? 'explained' : 'unexplained';
+    if (status === 'parity_diff') {
+      if (typeof row.unexplained !== 'number' || row.unexplained > 0) return 'unexplained';
+      if (typeof row.findings === 'number' && row.findings > 0) return 'finding';
+      return typeof row.explained === 'number' && row.explained > 0 ? 'explained' : 'unexplained';
+    }
     return status === 'drift_diff' || status === 'uncovered' ? status : 'other';
   }
 
   function countVerdicts(run) {
-    const counts = { unexplained: 0, explained: 0, matched: 0, drift_diff: 0, uncovered: 0, households: null };
+    const counts = { unexplained: 0, finding: 0, explained: 0, matched: 0, drift_diff: 0, uncovered: 0, households: null };
     for (const row of Array.isArray(run.rows) ? run.rows : []) { const v = verdictOf(row); if (v in counts) counts[v]++; }
     if (Array.isArray(run.cases) && run.cases.some((c) => c && c.class)) counts.households = run.cases.filter((c) => c && c.class === 'unexplained').length;
     return counts;
   }
 
   /** Without its record, a run's differences count as unexplained: nothing shows they were proved. */
-  const fromTotals = (run) => ({ unexplained: total(run, 'parity_diff'), explained: 0, matched: total(run, 'parity_match'), drift_diff: total(run, 'drift_diff'), uncovered: total(run, 'uncovered'), households: null });
+  const fromTotals = (run) => ({ unexplained: total(run, 'parity_diff'), finding: 0, explained: 0, matched: total(run, 'parity_match'), drift_diff: total(run, 'drift_diff'), uncovered: total(run, 'uncovered'), households: null });
 
   async function loadVerdicts(mine) {
     const newest = runs.slice(0, CHART_RUNS);
@@ -172,7 +177,7 @@ export const VALIDATION_SCRIPT = String.raw`
     const barW = Math.max(3, Math.min(56, step * 0.7));
     const y = (v) => top + plotH - (v / max) * plotH;
     const chart = svg('svg', { viewBox: '0 0 ' + width + ' ' + height, role: 'img', 'aria-labelledby': 'chart-title', class: 'chart' });
-    chart.append(svg('title', { id: 'chart-title' }, 'Variables per run by verdict (unexplained differences at the bottom, then explained, matched, drift_diff, uncovered), the newest ' + CHART_RUNS + ' runs by recorded_at'));
+    chart.append(svg('title', { id: 'chart-title' }, 'Variables per run by verdict (unexplained differences at the bottom, then corpus findings, explained, matched, drift_diff, uncovered), the newest ' + CHART_RUNS + ' runs by recorded_at'));
     for (let v = 0; v <= max; v += tickStep) {
       chart.append(svg('line', { x1: left, x2: width - right, y1: y(v), y2: y(v), class: 'grid' }));
       chart.append(svg('text', { x: left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(v)));
@@ -209,7 +214,7 @@ export const VALIDATION_SCRIPT = String.raw`
   const RUN_COLUMNS = [
     ['recorded_at', 'Recorded at'], ['kind', 'Kind'], ['contract_hash', 'Contract hash'], ['api_version', 'API version'],
     ['variables', 'Variables'], ['covered', 'Covered'], ['parity_match', 'Parity match'], ['parity_diff', 'Parity diff'],
-    ['explained', 'Explained'], ['unexplained', 'Unexplained'], ['drift_diff', 'Drift diff'], ['uncovered', 'Uncovered'], ['avg_case_latency_ms', 'Avg case latency (ms)'],
+    ['explained', 'Explained'], ['finding', 'Findings'], ['unexplained', 'Unexplained'], ['drift_diff', 'Drift diff'], ['uncovered', 'Uncovered'], ['avg_case_latency_ms', 'Avg case latency (ms)'],
   ];
 
   function drawRunsTable() {
@@ -221,9 +226,9 @@ export const VALIDATION_SCRIPT = String.raw`
           button.addEventListener('click', () => selectRun(run.id));
           return el('td', {}, [button]);
         }
-        if (key === 'explained' || key === 'unexplained') {
+        if (key === 'explained' || key === 'finding' || key === 'unexplained') {
           const value = verdicts[run.id] ? verdicts[run.id][key] : undefined;
-          return el('td', { class: 'num' + (key === 'unexplained' && value > 0 ? ' v-unexplained' : ''), text: shown(value) });
+          return el('td', { class: 'num' + (key !== 'explained' && value > 0 ? ' v-' + key : ''), text: shown(value) });
         }
         const value = key in run ? run[key] : run.totals ? run.totals[key] : undefined;
         return el('td', { class: typeof value === 'number' ? 'num' : key === 'contract_hash' ? 'mono' : '', text: shown(value) });
@@ -261,7 +266,7 @@ export const VALIDATION_SCRIPT = String.raw`
     const ours = 'ours' in w ? w.ours : w.current;
     const other = 'reference' in w ? 'reference ' + shown(w.reference) : 'before ' + shown(w.previous);
     const delta = typeof w.delta === 'number' ? ' (' + (w.delta > 0 ? '+' : '') + w.delta + ')' : '';
-    const why = w.class === 'unexplained' ? ' · unexplained' : Array.isArray(w.departures) && w.departures.length ? ' · ' + w.departures.join(' + ') : '';
+    const why = w.class === 'unexplained' || w.class === 'finding' ? ' · ' + (w.class === 'finding' ? 'corpus finding' : 'unexplained') : Array.isArray(w.departures) && w.departures.length ? ' · ' + w.departures.join(' + ') : '';
     return shown(w.case) + ': ours ' + shown(ours) + ', ' + other + delta + why;
   }
 
@@ -286,7 +291,7 @@ export const VALIDATION_SCRIPT = String.raw`
     $('run-departures').replaceChildren(...departures.map((d) => el('li', {}, [
       el('span', { class: 'mono', text: shown(d.id) + ': ' }),
       verdictBadge('explained', 'explained ' + shown(d.explained)),
-      ...(d.unexplained ? [document.createTextNode(' '), verdictBadge('unexplained', 'tried on ' + shown(d.unexplained) + ' unexplained')] : []),
+      ...(d.unexplained ? [document.createTextNode(' '), verdictBadge('unexplained', 'tried on ' + shown(d.unexplained) + ' not explained')] : []),
     ])));
     show('run-departures', departures.length > 0);
     const extra = [];
@@ -299,7 +304,7 @@ export const VALIDATION_SCRIPT = String.raw`
       if (c === 'match_rate' && typeof value === 'number') return el('td', { class: 'num', text: (value * 100).toFixed(1) + ' %' });
       // rules validate lists the worst differences (and values that moved) per variable
       if ((c === 'worst' || c === 'changed') && Array.isArray(value)) return el('td', {}, [el('ul', { class: 'cases' }, value.map((w) => el('li', { class: 'mono', text: describeCase(w) })))]);
-      return el('td', { class: (c === 'variable' ? 'mono' : typeof value === 'number' ? 'num' : '') + (c === 'unexplained' && value > 0 ? ' v-unexplained' : ''), text: shown(value) });
+      return el('td', { class: (c === 'variable' ? 'mono' : typeof value === 'number' ? 'num' : '') + (c === 'unexplained' && value > 0 ? ' v-unexplained' : c === 'findings' && value > 0 ? ' v-finding' : ''), text: shown(value) });
     })));
     if (!rows.length) body.push(el('tr', {}, [el('td', { colspan: String(columns.length), class: 'muted', text: 'This run has no rows.' })]));
     $('rows').replaceChildren(el('thead', {}, [head]), el('tbody', {}, body));
@@ -315,13 +320,15 @@ export const VALIDATION_SCRIPT = String.raw`
     const detail = (c) => {
       if (c.class === 'explained') return 'proved by ' + (c.proved_by || []).join(' + ');
       const parts = [];
+      if (c.finding) parts.push('first differs in ' + shown(c.finding.rule) + (c.finding.source ? ' (' + c.finding.source + ')' : '') + ': ' + shown(c.finding.variable) + ' ours ' + shown(c.finding.ours) + ', reference ' + shown(c.finding.reference) + (Array.isArray(c.finding.departures) && c.finding.departures.length ? ', with ' + c.finding.departures.join(' + ') + ' applied' : ''));
+      if (c.diagnosis) parts.push('why: ' + c.diagnosis);
       if (Array.isArray(c.differences)) parts.push(c.differences.map((d) => d.variable + ': ours ' + shown(d.ours) + ', reference ' + shown(d.reference)).join('; '));
       if (c.first_difference) parts.push('first difference ' + shown(c.first_difference.variable) + ', ours from ' + shown(c.first_difference.rule) + (c.first_difference.source ? ' (' + c.first_difference.source + ')' : ''));
       if (Array.isArray(c.tried) && c.tried.length) parts.push('tried ' + c.tried.join(', '));
       if (c.error) parts.push(String(c.error));
       return parts.join(' · ') || '—';
     };
-    const verdict = (c) => (kindOf(c) === 'explained' ? 'explained' : ['unexplained', 'error', 'differ'].includes(kindOf(c)) ? 'unexplained' : kindOf(c) === 'uncovered' ? 'uncovered' : 'other');
+    const verdict = (c) => (kindOf(c) === 'explained' || kindOf(c) === 'finding' ? kindOf(c) : ['unexplained', 'error', 'differ'].includes(kindOf(c)) ? 'unexplained' : kindOf(c) === 'uncovered' ? 'uncovered' : 'other');
     const head = el('tr', {}, ['household', 'state', 'set', 'verdict', 'why'].map((t) => el('th', { scope: 'col', text: t })));
     const body = listed.map((c) => el('tr', { 'data-case': shown(c.id), class: 'row-' + verdict(c) }, [
       el('td', { class: 'mono', text: shown(c.id) }), el('td', { text: shown(c.state) }), el('td', { text: shown(c.set) }),

@@ -4,7 +4,6 @@ import type { ValidationRun } from '../store/store.js';
 import { VALIDATION_STATUSES } from '../admin-schemas.js';
 import { AUTH_ERRORS } from './route.js';
 import { buildLedger, referenceFiles } from '../migration/ledger.js';
-import { POLICYENGINE_US_SNAP } from '../migration/policyengine-us-snap.js';
 import { REFERENCE_DIR } from '../migration/reference.js';
 import { defineRoutes, type OpenApi } from './route.js';
 
@@ -117,15 +116,15 @@ export const validationRoutes = (openApi: OpenApi) =>
       path: '/v1/admin/validation/migration',
       scope: 'admin:analytics',
       tag: 'admin',
-      summary: 'The migration ledger: demanded variables, their mapping status, demand weights, covered states',
+      summary: 'The migration ledger: demanded variables, their mapping status, demand weights, and per state package what is mapped and what stays unfed',
       description:
-        'Built from the partner demand data bundled with the deployment (the reference households of `fixtures/validation/`): every external variable their households request (`direction: output`) or send (`input`), `status` `mapped` (a mapping table answers or reads it, or deliberately leaves it unused, with a `note` saying why) or `awaiting`, `demand_weight` (the share of households using it), `maps_to` (our package outputs or inputs); `states` lists each state table with its package (`covered` or `no package`). 404 `not_found` when no demand data is bundled.',
+        'Built from the partner demand data bundled with the deployment (the reference households of `fixtures/validation/`): every external variable their households request (`direction: output`) or send (`input`), `status` `mapped` (a mapping table answers or reads it, or deliberately leaves it unused, with a `note` saying why) or `awaiting`, `demand_weight` (the share of households using it), `maps_to` (our package outputs or inputs). `states` lists each state SNAP package served (`covered`), with `tables` (the mapping tables that map onto it) and `corpus` (the corpus version they were written against), `mapped_inputs` (each external variable with the package inputs it feeds, by name and legal id, and `via`, the rule of the state through which it reaches an input), `mapped_outputs` (the rule or input answering each external output), `unanswered_outputs` (those the package has no rule for, and why), `unfed_inputs` (every input of the package nothing feeds: name, entity, legal id, default) and `totals`; and each state a table knows whose package is not served (`no package`). 404 `not_found` when no demand data is bundled.',
       success: { status: 200, description: 'The ledger (an open object): `{engine, engine_version, period, source, totals, variables, states, covered_states}`', schema: { type: 'object' } },
       errors: ['not_found', ...AUTH_ERRORS],
       handler: async (ctx) => {
         const files = referenceFiles(REFERENCE_DIR);
         if (!files.length) throw new ApiError('not_found', 'no migration ledger: partner demand data is not bundled in this deployment');
-        return buildLedger(files, POLICYENGINE_US_SNAP, ctx.catalog());
+        return buildLedger(files, ctx.catalog());
       },
     },
   );

@@ -4,7 +4,7 @@ import { compare, type Validation } from '../../../cli/validate/compare.js';
 import { POLICYENGINE_DEPARTURES, type Departure } from '../../../cli/validate/departures.js';
 import { localRunner, type Runner } from '../../../cli/validate/runner.js';
 import { Catalog } from '../../../server/catalog/catalog.js';
-import { POLICYENGINE_US_SNAP } from '../../../server/migration/policyengine-us-snap.js';
+import { SNAP_OUTPUTS } from '../../../server/migration/policyengine-us.js';
 import { loadReferences, type ReferenceSet } from '../../../server/migration/reference.js';
 import { bundledOutput } from '../../support/app.js';
 import { PROJECT } from '../../support/paths.js';
@@ -12,7 +12,8 @@ import { PROJECT } from '../../support/paths.js';
 // The counterfactual proof on bundled reference households, calculated by the bundled
 // packages: a difference is explained only when the departures applied to the household land on
 // the reference values, by the fewest departures that do; a departure that does not reproduce
-// the difference leaves it unexplained, with what still differs.
+// the difference leaves it to be located: a finding in the rule whose value differs first, or,
+// when it starts in a value the mapping tables fed, unexplained with that diagnosis.
 
 const all = loadReferences([path.join(PROJECT, 'fixtures', 'validation', 'policyengine-snap-2026-01.json')]);
 let runner: Runner;
@@ -23,9 +24,9 @@ beforeAll(() => {
 async function validate(ids: string[], options: { tolerance?: number; departures?: Departure[]; change?: (expected: Record<string, unknown>) => void } = {}): Promise<Validation> {
   const refs: ReferenceSet = { ...all, cases: structuredClone(all.cases.filter((c) => ids.includes(c.id))) };
   refs.cases.forEach((c) => options.change?.(c.expected));
-  const variables = POLICYENGINE_US_SNAP[0].outputs.map((o) => o.variable);
+  const variables = SNAP_OUTPUTS.map((o) => o.variable);
   const outcomes = await Promise.all(refs.cases.map((c) => runner.run(c, variables, refs.period)));
-  return compare(refs, outcomes, { tables: POLICYENGINE_US_SNAP, tolerance: options.tolerance ?? 2, departures: options.departures ?? POLICYENGINE_DEPARTURES, runner, period: refs.period });
+  return compare(refs, outcomes, { tolerance: options.tolerance ?? 2, departures: options.departures ?? POLICYENGINE_DEPARTURES, runner, period: refs.period });
 }
 
 describe('explained: the counterfactual lands on every compared variable', () => {
@@ -65,16 +66,27 @@ describe('explained: the counterfactual lands on every compared variable', () =>
   });
 });
 
-describe('unexplained: nothing proves a departure that does not reproduce the difference', () => {
-  test('a reference value no departure gives (the utility allowance 600, not the standard 594): unexplained, with what is left', async () => {
+describe('not explained: nothing proves a departure that does not reproduce the difference', () => {
+  test('a reference value no departure gives (the utility allowance 600, not the standard 594): a finding in the rule that computes it, with what is left', async () => {
     const v = await validate(['pe-g0019'], { change: (e) => (e.snap_utility_allowance = 600) });
     const [c] = v.cases;
-    expect(c.proof).toMatchObject({ class: 'unexplained', attributed: ['always-standard-utility-allowance'], proved_by: [] });
+    expect(c.proof).toMatchObject({ class: 'finding', attributed: ['always-standard-utility-allowance'], proved_by: [] });
     expect(c.proof!.attempts[0].differences).toEqual([{ variable: 'snap_utility_allowance', ours: 594, reference: 600, delta: -6 }]);
+    // located with the departure applied (what it left), in the Colorado rule, with its source and formula
+    expect(c.proof!.finding).toMatchObject({
+      variable: 'snap_utility_allowance',
+      rule: expect.stringMatching(/^us-co:.*#snap_utility_allowance$/),
+      source: expect.stringContaining('4.407.31'),
+      formula: expect.any(String),
+      ours: 594,
+      reference: 600,
+      departures: ['always-standard-utility-allowance'],
+      also: [],
+    });
     expect(c.first_difference).toMatchObject({ variable: 'snap_utility_allowance', rule: expect.stringMatching(/^us-co:.*#snap_utility_allowance$/) });
     expect(c.reference).toMatchObject({ snap_utility_allowance: 600 });
     const row = v.rows.find((r) => r.variable === 'snap_utility_allowance')!;
-    expect(row).toMatchObject({ different: 1, explained: 0, unexplained: 1 });
+    expect(row).toMatchObject({ different: 1, explained: 0, findings: 1, unexplained: 0 });
     expect(v.by_departure.find((d) => d.id === 'always-standard-utility-allowance')).toMatchObject({ explained: 0, unexplained: 1 });
   });
 
@@ -94,13 +106,26 @@ describe('unexplained: nothing proves a departure that does not reproduce the di
       },
     };
     const [c] = (await validate(['pe-g0019'], { departures: [wrong] })).cases;
-    expect(c.proof).toMatchObject({ class: 'unexplained', attributed: ['telephone'], proved_by: [] });
+    expect(c.proof).toMatchObject({ class: 'finding', attributed: ['telephone'], proved_by: [] });
     expect(c.proof!.attempts[0].differences.map((d) => d.variable)).toEqual(['snap_utility_allowance']);
   });
 
-  test('a difference no departure concerns is unexplained without an attempt (pe-c0001, its standard deduction recorded as 123)', async () => {
+  test('a difference no departure concerns, in a rule whose compared inputs agree, is a finding without an attempt (pe-c0001, its standard deduction recorded as 123)', async () => {
     const [c] = (await validate(['pe-c0001'], { change: (e) => (e.snap_standard_deduction = 123) })).cases;
-    expect(c.proof).toEqual({ class: 'unexplained', attributed: [], proved_by: [], attempts: [] });
+    expect(c.proof).toMatchObject({ class: 'finding', attributed: [], proved_by: [], attempts: [] });
+    expect(c.proof!.finding).toMatchObject({ rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source: expect.stringMatching(/^7 USC 2014\(e\)\(1\)/), ours: 299, reference: 123, departures: [] });
     expect(c.first_difference).toEqual({ variable: 'snap_standard_deduction', rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source: expect.stringMatching(/^7 USC 2014\(e\)\(1\)/) });
+  });
+
+  test('a difference that starts in a value the tables fed the package is unexplained, with that diagnosis (pe-c0001, its earned income recorded 100 higher)', async () => {
+    const [c] = (await validate(['pe-c0001'], { change: (e) => (e.snap_earned_income = Number(e.snap_earned_income) + 100) })).cases;
+    expect(c.proof).toMatchObject({ class: 'unexplained', attributed: [], proved_by: [] });
+    expect(c.proof!.finding).toBeUndefined();
+    expect(c.proof!.diagnosis).toMatch(/^snap_earned_income is the value the mapping tables fed us-co\/co-snap's input snap_earned_income .*the difference starts in the mapping, not in a rule$/);
+  });
+
+  test('a finding beneath which another compared rule differs is not the first: the deeper rule is (pe-c0001, standard deduction and net income both off)', async () => {
+    const [c] = (await validate(['pe-c0001'], { change: (e) => ((e.snap_standard_deduction = 123), (e.snap_net_income = Number(e.snap_net_income) + 50)) })).cases;
+    expect(c.proof!.finding).toMatchObject({ variable: 'snap_standard_deduction', rule: expect.stringMatching(/#snap_standard_deduction$/) });
   });
 });

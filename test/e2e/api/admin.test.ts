@@ -674,7 +674,7 @@ describe.each(STORE_KINDS)('trial keys and admin routes ($name store)', (kind) =
     it('answers the migration ledger built from the bundled partner demand data', async () => {
       const res = await call('GET', '/v1/admin/validation/migration', { key: KEYS.admin });
       expect(res.statusCode).toBe(200);
-      expect(res.json().data).toMatchObject({ engine: 'policyengine-us', covered_states: ['CO', 'NY', 'CA'] });
+      expect(res.json().data).toMatchObject({ engine: 'policyengine-us', covered_states: ['CA', 'CO', 'NY'] });
     });
 
     it('answers 503 when the store is unreachable', async () => {

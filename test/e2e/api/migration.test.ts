@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCalculation } from '../../../server/calculation.js';
+import { mappingIndex } from '../../../server/migration/package-mapping.js';
 import { POLICYENGINE_US_SNAP } from '../../../server/migration/policyengine-us-snap.js';
 import { runMigration, toMigrationError } from '../../../server/migration/run.js';
 import { Catalog } from '../../../server/catalog/catalog.js';
 import { HAVE_CORPUS } from '../../support/paths.js';
+import { SNAP_STATES, snapCorpusOutput } from '../../support/corpus.js';
 import { auth, bundledOutput, KEYS, testApp, type TestApp } from '../../support/app.js';
 
 // POST /v1/household/us/calculate: PolicyEngine-US households through the mapping tables onto
@@ -66,8 +68,8 @@ describe('a hand-derived Colorado household', () => {
     expect(snapOf(out, '2026')).toBe(3540);
     expect(out.sidecar.computed).toEqual(
       expect.arrayContaining([
-        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026-01', value: 295 },
-        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026', value: 3540 },
+        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026-01', value: 295, rule: 'us:statutes/7/2017/a#snap_allotment' },
+        { entity_group: 'spm_units', entity_id: 'spm', variable: 'snap', period: '2026', value: 3540, rule: 'us:statutes/7/2017/a#snap_allotment' },
       ]),
     );
     expect(out.sidecar.package).toEqual({ program_id: 'co-snap', jurisdiction: 'us-co' });
@@ -358,15 +360,16 @@ describe('errors in the endpoint\'s own shape', () => {
   });
 });
 
-describe('every table feeds inputs and outputs its package has', () => {
-  test.each(POLICYENGINE_US_SNAP.map((table) => [table.state, table] as const))('%s', (_state, table) => {
-    const catalog = Catalog.load(bundledOutput(), 'compiled');
-    const loaded = catalog.package(table.jurisdiction, table.program_id);
-    expect(loaded).toBeDefined();
-    const inputs = new Set(loaded!.pkg.entities.flatMap((e) => e.inputs.map((i) => i.name)));
-    for (const row of table.inputs) expect(inputs.has(row.input), `${row.variable} → ${row.input}`).toBe(true);
-    const rules = new Set(loaded!.executable.rules.map((r) => r.name));
-    for (const o of table.outputs) expect(o.from === 'input' ? inputs.has(o.name) : rules.has(o.name), `${o.variable} → ${o.name}`).toBe(true);
+describe('every table of the bundled encodings feeds inputs and outputs its package has', () => {
+  test.each(['CO', 'NY', 'CA'])('%s', (state) => {
+    const mapping = mappingIndex(Catalog.load(bundledOutput(), 'compiled')).byState.get(state)!;
+    expect(mapping.family).toBe(POLICYENGINE_US_SNAP);
+    expect(mapping.tables.map((t) => t.name)).toEqual(['bundled federal', `bundled ${state}`]);
+    // every row of both tables reaches an input, and every output a rule or input
+    expect(mapping.unresolved).toEqual([]);
+    expect(mapping.inputs).toHaveLength(POLICYENGINE_US_SNAP.federal.inputs.length + POLICYENGINE_US_SNAP.states.find((t) => t.scope === state)!.inputs.length);
+    expect(mapping.unanswered).toEqual([]);
+    expect([...mapping.outputs.keys()].sort()).toEqual(POLICYENGINE_US_SNAP.federal.outputs.map((o) => o.variable).sort());
   });
 });
 
@@ -375,6 +378,13 @@ describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
   const households = (file: string) =>
     (JSON.parse(readFileSync(new URL(`../../../../shared/validation/${file}`, import.meta.url), 'utf8')) as { households: Household[] }).households;
 
+  /** A household as recorded, and with every member past the time limit. */
+  const variants = (h: Household) => {
+    const timeLimited = structuredClone(h.situation);
+    for (const person of Object.values(timeLimited.people)) person.snap_time_limit_exhausted = year(true);
+    return [['recorded', h.situation], ['time-limited', timeLimited]] as const;
+  };
+
   test('no household of either set, as recorded or with every member past the time limit, is a server error on the migration endpoint or /v1/calculate', () => {
     // in process, through the code both routes run (the HTTP answers of the route are the tests above)
     const catalog = Catalog.load(bundledOutput(), 'compiled');
@@ -382,9 +392,7 @@ describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
     const all = [...households('policyengine-snap-2026-01.json'), ...households('policyengine-snap-2026-01-multistate.json')];
     const statuses: Record<string, number> = {};
     for (const h of all) {
-      const timeLimited = structuredClone(h.situation);
-      for (const person of Object.values(timeLimited.people)) person.snap_time_limit_exhausted = year(true);
-      for (const [variant, household] of [['recorded', h.situation], ['time-limited', timeLimited]] as const) {
+      for (const [variant, household] of variants(h)) {
         let out;
         try {
           out = runMigration({ household }, catalog, { calculate });
@@ -418,5 +426,27 @@ describe.runIf(HAVE_CORPUS)('the shared PolicyEngine-US reference sets', () => {
     });
     expect(misses.map((h) => h.id)).toEqual([]);
     expect(clean.length).toBe(300);
+  });
+
+  test('served from the public US corpus, every household of the multistate set, as recorded or with every member past the time limit, is answered by its state\'s package: no error status, a snap value', () => {
+    const catalog = Catalog.load(snapCorpusOutput(), 'compiled');
+    const calculate = (r: Parameters<typeof runCalculation>[1]) => runCalculation(catalog, r, 30_000);
+    const answered = new Map<string, number>();
+    for (const h of households('policyengine-snap-2026-01-multistate.json')) {
+      for (const [variant, household] of variants(h)) {
+        let out;
+        try {
+          out = runMigration({ household }, catalog, { calculate });
+        } catch (err) {
+          throw new Error(`${h.id} ${variant}: ${toMigrationError(err).status} ${(err as Error).message}`);
+        }
+        const snap = out.computed.find((c) => c.variable === 'snap');
+        expect(snap?.value, `${h.id} ${variant}: ${JSON.stringify(out.unsupported)}`).toEqual(expect.any(Number));
+        expect(out.packages.map((p) => p.jurisdiction)).toEqual([`us-${h.state.toLowerCase()}`]);
+        answered.set(h.state, (answered.get(h.state) ?? 0) + 1);
+      }
+    }
+    expect([...answered.keys()].sort()).toEqual(SNAP_STATES);
+    expect([...answered.values()]).toEqual(SNAP_STATES.map(() => 100));
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cleanEnv, serve, type Served } from '../../support/daemon.js';
 import { launchBrowser, SCREENSHOTS, type Browser } from '../../support/browser.js';
 import { CLI, HAVE_CORPUS, PROJECT } from '../../support/paths.js';
+import { snapCorpusOutput, unseenRoot } from '../../support/corpus.js';
 
 // `rules validate` as a user runs it: the bundled reference set by default, a reference file
 // of one's own, --json and the exit codes, every difference put to its counterfactual proof
@@ -63,7 +64,14 @@ let buggy: Promise<string> | undefined;
 interface CaseJson {
   id: string;
   status: string;
-  proof?: { class: string; attributed: string[]; proved_by: string[]; attempts: { departures: string[]; differences: { variable: string }[] }[] };
+  proof?: {
+    class: string;
+    attributed: string[];
+    proved_by: string[];
+    attempts: { departures: string[]; differences: { variable: string }[] }[];
+    finding?: { rule: string; variable: string; ours: unknown; reference: unknown; departures: string[] };
+    diagnosis?: string;
+  };
   first_difference?: { variable: string; rule: string | null; source: string | null };
 }
 
@@ -100,28 +108,30 @@ describe('in-process', () => {
   test('households that agree on every variable: exit 0 and a readable table', async () => {
     const run = await validate(['--reference', clean3]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^variable\s+cases\s+match\s+explained\s+unexplained\s+uncovered\s+match rate$/m);
-    expect(run.stdout).toMatch(/^snap\s+3\s+3\s+0\s+0\s+0\s+100\.0 %$/m);
+    expect(run.stdout).toMatch(/^variable\s+cases\s+match\s+explained\s+findings\s+unexplained\s+uncovered\s+match rate$/m);
+    expect(run.stdout).toMatch(/^snap\s+3\s+3\s+0\s+0\s+0\s+0\s+100\.0 %$/m);
     expect(run.stdout).toMatch(/snap within \$2: clean 3\/3 \(100\.0 %\)/);
   });
 
-  test('a recorded value we do not reproduce: exit 1, unexplained first with both sides and the rule behind our value', async () => {
+  test('a recorded value we do not reproduce: exit 1, a corpus finding naming the rule that computes it, its source and both values', async () => {
     const file = reference('changed', (h) => ['pe-c0001', 'pe-g0019'].includes(h.id), (h) => h.id === 'pe-c0001' && (h.policyengine.snap_standard_deduction = 123));
     const run = await validate(['--reference', file, '--json']);
     expect(run.exitCode).toBe(1);
     const [c] = JSON.parse(run.stdout).cases.filter((x: CaseJson) => x.id === 'pe-c0001');
     expect(c.differences).toEqual([{ variable: 'snap_standard_deduction', ours: 299, reference: 123, delta: 176 }]);
-    expect(c.proof).toEqual({ class: 'unexplained', attributed: [], proved_by: [], attempts: [] });
-    expect(c.first_difference).toEqual({ variable: 'snap_standard_deduction', rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source: expect.stringMatching(/^7 USC 2014\(e\)\(1\); 7 CFR 273\.9\(d\)\(1\)/) });
+    expect(c.proof).toMatchObject({ class: 'finding', attributed: [], proved_by: [], attempts: [] });
+    const source = expect.stringMatching(/^7 USC 2014\(e\)\(1\); 7 CFR 273\.9\(d\)\(1\)/);
+    expect(c.proof.finding).toMatchObject({ variable: 'snap_standard_deduction', rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source, ours: 299, reference: 123, departures: [] });
+    expect(c.first_difference).toEqual({ variable: 'snap_standard_deduction', rule: 'us:policies/usda/snap/fy-2026/deductions#snap_standard_deduction', source });
     expect(c.reference).toMatchObject({ snap_standard_deduction: 123, snap: expect.any(Number) });
 
     const human = (await validate(['--reference', file])).stdout;
-    // the unexplained household comes before the explained one, with both sides' intermediates
-    expect(human.indexOf('Unexplained: 1 households')).toBeGreaterThan(-1);
-    expect(human.indexOf('Unexplained: 1 households')).toBeLessThan(human.indexOf('Explained: 1 households'));
-    expect(human).toMatch(/^\s+snap_standard_deduction\s+299\s+123\s+≠$/m);
-    expect(human).toMatch(/first difference: snap_standard_deduction, ours from us:policies\/usda\/snap\/fy-2026\/deductions#snap_standard_deduction/);
-    expect(human).toMatch(/^2 households differ: 1 explained, 1 unexplained$/m);
+    // the finding comes before the explained household, with the rule and both values
+    expect(human.indexOf('Corpus findings: 1 households')).toBeGreaterThan(-1);
+    expect(human.indexOf('Corpus findings: 1 households')).toBeLessThan(human.indexOf('Explained: 1 households'));
+    expect(human).toMatch(/^ {2}pe-c0001 \(CO, clean\) {2}snap_standard_deduction: ours 299, policyengine-us 123$/m);
+    expect(human).toMatch(/^ {6}first in us:policies\/usda\/snap\/fy-2026\/deductions#snap_standard_deduction \(7 USC 2014\(e\)\(1\)/m);
+    expect(human).toMatch(/^2 households differ: 1 explained, 1 corpus findings, none unexplained$/m);
   });
 
   test('--tolerance 0 shows the rounding gaps under $2 and proves each by benefit-not-rounded', async () => {
@@ -136,7 +146,7 @@ describe('in-process', () => {
     ]);
   });
 
-  test('an encoding with a bug injected: the departure it would have been put down to does not land, so it is unexplained', async () => {
+  test('an encoding with a bug injected: the departure it would have been put down to does not land, and the difference is located in the rule with the bug', async () => {
     const compiled = await (buggy ??= compiledWithBug());
     const run = await validate(['--compiled', compiled, '--state', 'co', '--json']);
     expect(run.exitCode).toBe(1);
@@ -144,12 +154,16 @@ describe('in-process', () => {
     const cases = out.cases as CaseJson[];
     // pe-g0019 lacks a heating cost: the always-standard allowance is tried and leaves 590 against 594
     const g19 = cases.find((c) => c.id === 'pe-g0019')!;
-    expect(g19.proof).toMatchObject({ class: 'unexplained', attributed: ['always-standard-utility-allowance'], proved_by: [] });
+    expect(g19.proof).toMatchObject({ class: 'finding', attributed: ['always-standard-utility-allowance'], proved_by: [] });
     expect(g19.proof!.attempts[0].differences.map((d) => d.variable)).toEqual(['snap_utility_allowance']);
+    expect(g19.proof!.finding).toMatchObject({ rule: 'us-co:regulations/10-ccr-2506-1/section-4.407.31#snap_utility_allowance', ours: 590, reference: 594, departures: ['always-standard-utility-allowance'] });
     expect(g19.first_difference).toMatchObject({ variable: 'snap_utility_allowance', rule: 'us-co:regulations/10-ccr-2506-1/section-4.407.31#snap_utility_allowance' });
     // a clean household that pays for heating differs by 4 and no departure concerns it
     expect(cases.filter((c) => c.proof?.class === 'explained')).toEqual([]);
-    expect(out.summary.unexplained).toBeGreaterThan(20);
+    expect(out.summary.findings).toBeGreaterThan(20);
+    expect(out.summary.unexplained).toBe(0);
+    // every finding is in the rule with the bug
+    expect(new Set(cases.filter((c) => c.proof?.class === 'finding').map((c) => c.proof!.finding!.rule))).toEqual(new Set(['us-co:regulations/10-ccr-2506-1/section-4.407.31#snap_utility_allowance']));
     expect(out.departures.find((d: { id: string }) => d.id === 'always-standard-utility-allowance')).toMatchObject({ explained: 0, unexplained: expect.any(Number) });
   });
 
@@ -173,7 +187,8 @@ describe('in-process', () => {
     [['--tolerance', 'lots'], /--tolerance must be a number/],
     [['--url', 'http://127.0.0.1:9'], /--url needs --key/],
     [['--publish', 'http://127.0.0.1:9'], /--publish needs --key/],
-    [['--compiled', work, '--url', 'http://x', '--key', 'k'], /either --compiled or --url/],
+    [['--compiled', work, '--url', 'http://x', '--key', 'k'], /use one of --compiled, --root and --url/],
+    [['--root', '/nonexistent/corpus'], /--root \/nonexistent\/corpus/],
     [['--frobnicate'], /unknown option/],
     [['--data-dir', '/proc/rules-validate'], /^rules: --data-dir \/proc\/rules-validate: cannot create \/proc\/rules-validate/],
   ])('usage error %j: one line, exit 2', async (args, message) => {
@@ -223,7 +238,7 @@ describe('against a daemon', () => {
     const file = reference('changed-remote', (h) => h.id === 'pe-c0001', (h) => (h.policyengine.snap_standard_deduction = 123));
     const run = await validate(['--reference', file, '--url', daemon.url, '--key', MIGRATE_ONLY, '--json']);
     expect(run.exitCode).toBe(1);
-    expect(JSON.parse(run.stdout).cases[0].explanation).toMatchObject({ variable: 'snap_standard_deduction', rule: null });
+    expect(JSON.parse(run.stdout).cases[0].first_difference).toMatchObject({ variable: 'snap_standard_deduction', rule: null });
     expect(run.stderr).toMatch(/^rules validate: warning: .* did not give the rule graph of us-co\/co-snap \(403: insufficient_scope: [^)]*rules:read[^)]*\): differences in its outputs are reported without the rule behind them$/m);
   });
 
@@ -271,24 +286,26 @@ describe('against a daemon', () => {
     await page.close();
   });
 
-  /** The visible elements drawn in the dashboard's red (var(--bad)) under `selector`. */
-  const redIn = (page: Page, selector: string) =>
-    page.evaluate((sel) => {
+  /** The visible elements drawn in one of the dashboard's colours (red: var(--bad), a corpus finding's: var(--finding)) under `selector`. */
+  const colouredIn = (page: Page, selector: string, colour: string) =>
+    page.evaluate(([sel, variable]) => {
       const probe = document.createElement('span');
-      probe.style.color = 'var(--bad)';
+      probe.style.color = `var(${variable})`;
       document.body.append(probe);
-      const bad = getComputedStyle(probe).color;
+      const wanted = getComputedStyle(probe).color;
       probe.remove();
       return [...document.querySelectorAll(sel)]
         .filter((n) => n.getClientRects().length > 0)
         .filter((n) => {
           const s = getComputedStyle(n);
-          return [s.color, s.fill, s.backgroundColor, s.boxShadow].some((v) => v.includes(bad));
+          return [s.color, s.fill, s.backgroundColor, s.boxShadow].some((v) => v.includes(wanted));
         })
         .map((n) => n.getAttribute('data-series') ?? n.textContent ?? n.tagName);
-    }, selector);
+    }, [selector, colour] as const);
+  const redIn = (page: Page, selector: string) => colouredIn(page, selector, '--bad');
+  const findingIn = (page: Page, selector: string) => colouredIn(page, selector, '--finding');
 
-  test('the dashboard: a run whose differences are all explained shows no red; one with a bug injected shows it, its unexplained households first', async () => {
+  test('the dashboard: a run whose differences are all explained shows no red and no finding; one with a bug injected shows its corpus findings, in the rule with the bug', async () => {
     const healthy = JSON.parse((await validate(['--publish', daemon.url, '--key', KEY, '--kind', 'proofs', '--json'])).stdout);
     expect(healthy.summary).toMatchObject({ explained: 19, unexplained: 0 });
     const broken = await validate(['--compiled', await (buggy ??= compiledWithBug()), '--state', 'CO', '--publish', daemon.url, '--key', KEY, '--kind', 'proofs', '--json']);
@@ -303,12 +320,15 @@ describe('against a daemon', () => {
     const brokenId = brokenOut.summary.published.id;
     await page.locator(`#runs tr[data-run-id="${brokenId}"]`).waitFor();
 
-    // the chart: the healthy run's bar has no unexplained (red) part; the broken one's has
+    // the chart: the healthy run's bar has no unexplained (red) or finding part; the broken one's has findings, nothing red
     expect(await redIn(page, `svg.chart g.run[data-run-id="${healthyId}"] rect.mark`)).toEqual([]);
-    expect(await redIn(page, `svg.chart g.run[data-run-id="${brokenId}"] rect.mark`)).toEqual(['unexplained']);
-    const unexplainedCell = async (id: string) => page.locator(`#runs tr[data-run-id="${id}"] td`).nth(9).textContent();
-    expect(await unexplainedCell(healthyId)).toBe('0');
-    expect(Number(await unexplainedCell(brokenId))).toBeGreaterThan(0);
+    expect(await findingIn(page, `svg.chart g.run[data-run-id="${healthyId}"] rect.mark`)).toEqual([]);
+    expect(await findingIn(page, `svg.chart g.run[data-run-id="${brokenId}"] rect.mark`)).toEqual(['finding']);
+    expect(await redIn(page, `svg.chart g.run[data-run-id="${brokenId}"] rect.mark`)).toEqual([]);
+    const cell = async (id: string, column: number) => page.locator(`#runs tr[data-run-id="${id}"] td`).nth(column).textContent();
+    expect(await cell(healthyId, 9)).toBe('0');
+    expect(Number(await cell(brokenId, 9))).toBeGreaterThan(0);
+    expect(await cell(brokenId, 10)).toBe('0');
 
     await page.locator(`#runs tr[data-run-id="${healthyId}"] button`).click();
     await page.waitForFunction((id) => document.getElementById('run-title')?.textContent === `Run ${id}` && !document.getElementById('run-section')?.hidden, healthyId);
@@ -320,13 +340,13 @@ describe('against a daemon', () => {
 
     await page.locator(`#runs tr[data-run-id="${brokenId}"] button`).click();
     await page.waitForFunction((id) => document.getElementById('run-title')?.textContent === `Run ${id}` && !document.getElementById('run-section')?.hidden, brokenId);
-    expect((await redIn(page, '#run-section *')).length).toBeGreaterThan(0);
-    expect(await page.locator('#run-departures').textContent()).toMatch(/always-standard-utility-allowance: explained 0 tried on \d+ unexplained/);
-    expect(await page.locator('#rows tbody tr.row-unexplained').first().textContent()).toMatch(/parity_diff · unexplained/);
+    expect((await findingIn(page, '#run-section *')).length).toBeGreaterThan(0);
+    expect(await page.locator('#run-departures').textContent()).toMatch(/always-standard-utility-allowance: explained 0 tried on \d+ not explained/);
+    expect(await page.locator('#rows tbody tr.row-finding').first().textContent()).toMatch(/parity_diff · finding/);
     const households = await page.locator('#cases tbody tr').allTextContents();
     expect(households.length).toBe(brokenOut.summary.different);
-    expect(households[0]).toMatch(/unexplained.*first difference snap_utility_allowance, ours from us-co:regulations\/10-ccr-2506-1\/section-4\.407\.31#snap_utility_allowance/);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'validation-unexplained.png'), fullPage: true });
+    expect(households[0]).toMatch(/finding.*first differs in us-co:regulations\/10-ccr-2506-1\/section-4\.407\.31#snap_utility_allowance .*: snap_utility_allowance ours 590, reference 594/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'validation-findings.png'), fullPage: true });
     await page.locator('#chart-section').screenshot({ path: path.join(SCREENSHOTS, 'validation-chart.png') });
     await page.locator('#cases-table').screenshot({ path: path.join(SCREENSHOTS, 'validation-cases.png') });
     await page.close();
@@ -352,5 +372,63 @@ describe.runIf(HAVE_CORPUS)('the shared reference sets', () => {
     const all = await validate(['--reference', UNSEEN]);
     expect(all.exitCode).toBe(1);
     expect(all.stdout).toMatch(/250 households not compared: no executable package for the program in the household's state \(AZ 50, AL 50, MA 50, GA 50, FL 50; --state picks the states to validate\)/);
+  });
+});
+
+describe.runIf(HAVE_CORPUS)('a served corpus (the public US corpus, and a state no table knows)', () => {
+  const one = { age: { '2026': 35 }, employment_income: { '2026': 14_400 }, weekly_hours_worked_before_lsr: { '2026': 40 } };
+  /** Two households of Wyoming, whose program no table knows; the second with a net income the law does not give. */
+  function wyoming(): string {
+    const situation = { people: { a: one }, spm_units: { spm: { members: ['a'], housing_cost: { '2026': 8_400 } } }, households: { hh: { members: ['a'], state_code: { '2026': 'WY' } } } };
+    // wages 1,200 a month, rent 700: net income 1,200 - 240 - 209 = 751 before shelter, less the
+    // excess shelter 700 - 375.5 = 324.5 rounded to 325 (7 CFR 273.10(e)(1)(i)(H)): 426; allotment floor(298 - 127.8) = 170
+    const households = [
+      { id: 'wy-0001', state: 'WY', set: 'general', situation, policyengine: { snap: 170, snap_net_income: 426 } },
+      { id: 'wy-0002', state: 'WY', set: 'general', situation, policyengine: { snap: 177.8, snap_net_income: 400 } },
+    ];
+    const file = path.join(work, 'wyoming.json');
+    writeFileSync(file, JSON.stringify({ engine: 'policyengine-us', engine_version: '1.817.0', period: '2026-01', households }));
+    return file;
+  }
+
+  test('--root: the state package of a root compiled for the run, mapped by the federal table alone; a difference is a corpus finding, written for the maintainer with --findings', async () => {
+    const findings = path.join(work, 'wyoming-findings.md');
+    const run = await validate(['--root', unseenRoot(), '--reference', wyoming(), '--findings', findings, '--json']);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.summary).toMatchObject({ households: 2, matching: 1, different: 1, explained: 0, findings: 1, unexplained: 0, errored: 0 });
+    expect(out.summary.by_state).toEqual([{ state: 'WY', households: 2, matching: 1, explained: 0, findings: 1, unexplained: 0, errored: 0, uncovered: 0, packages: ['us-wy/wy-snap'] }]);
+    const c = out.cases.find((x: CaseJson) => x.id === 'wy-0002');
+    expect(c.proof.finding).toMatchObject({ variable: 'snap_net_income', rule: 'us:regulations/7-cfr/273/10#snap_net_monthly_income', source: '7 CFR 273.10(e)(1)(i)', ours: 426, reference: 400 });
+    const md = readFileSync(findings, 'utf8');
+    expect(md).toContain('## Wyoming (WY) — us-wy/wy-snap');
+    expect(md).toContain('### `us:regulations/7-cfr/273/10#snap_net_monthly_income` (1 household)');
+    expect(md).toContain('- Source: 7 CFR 273.10(e)(1)(i)');
+    expect(md).toMatch(/^\| wy-0002 \| 426 \| 400 \| — \| — \|/m);
+    const human = await validate(['--root', unseenRoot(), '--reference', wyoming(), '--findings', findings]);
+    expect(human.stdout).toMatch(/^Corpus findings: 1 households differ/m);
+    expect(human.stdout).toContain(`1 corpus findings written to ${findings}`);
+  });
+
+  test('the shared corpus\'s Georgia and Colorado households: none fails, every difference explained, a corpus finding with its rule and source, or unexplained with why', async () => {
+    const findings = path.join(work, 'corpus-findings.md');
+    const run = await validate(['--compiled', snapCorpusOutput(), '--reference', UNSEEN, '--state', 'GA', '--state', 'CO', '--findings', findings, '--json']);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.summary).toMatchObject({ households: 100, errored: 0 });
+    expect(out.summary.by_state.map((s: { state: string; packages: string[] }) => [s.state, s.packages])).toEqual([
+      ['GA', ['us-ga/ga-snap']],
+      ['CO', ['us-co/co-snap']],
+    ]);
+    for (const c of out.cases.filter((x: CaseJson) => x.status === 'differ') as CaseJson[]) {
+      if (c.proof!.class === 'finding') expect(c.proof!.finding, c.id).toMatchObject({ rule: expect.stringMatching(/#/), source: expect.any(String) });
+      else if (c.proof!.class === 'unexplained') expect(c.proof!.diagnosis, c.id).toEqual(expect.any(String));
+      else expect(c.proof!.class).toBe('explained');
+    }
+    const md = readFileSync(findings, 'utf8');
+    expect(md).toContain('## Georgia (GA) — us-ga/ga-snap');
+    expect(md).toContain('## Colorado (CO) — us-co/co-snap');
+    // Georgia's benefit composition leaves its own utility allowance out of the shelter costs
+    expect(md).toContain('### `us:regulations/7-cfr/273/10#snap_excess_shelter_deduction_for_net_income`');
   });
 });
