@@ -12,7 +12,7 @@ import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/
 import { addCacheOptions, type CacheOptions, cacheDir } from '../parse-cache-options.js';
 import { recordStamp, stampFile, upToDate } from '../../compiler/compile-stamp.js';
 import { ensureWritableFolder, isOsError, osReason } from '../os-errors.js';
-import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
+import { defaultProgramsDirs, pathsWithoutSpecs } from '../../compiler/2-resolve/corpus-layout.js';
 import { defaultRoots } from '../default-roots.js';
 import { untilStopSignal } from '../stop-signal.js';
 
@@ -53,6 +53,9 @@ export function registerCompile(program: Command): void {
     const closureOnly = Boolean(options.programs?.length);
     const cache = cacheDir(options);
     const workspace = new Workspace(roots, programsDirs, { closureOnly, parseCache: cache ? new ParseCache(path.join(cache, 'parse')) : undefined });
+    // a named path with nothing to compile is a mistake (a typo, the wrong folder), not an empty success
+    const barren = closureOnly ? pathsWithoutSpecs(workspace.layout(), programsDirs) : [];
+    if (barren.length) throw new UsageError(`${barren.map((p) => `--programs ${p}`).join(', ')}: no program spec (a \`.yaml\` file with \`program:\`, \`outputs:\` and \`scope:\`, as in <jurisdiction>/<program>/<period>.yaml)`);
     let first = true;
     const once = () => {
       const manifest = compileOnce(workspace, out, options, first);
