@@ -11,7 +11,7 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { random } from './households.mjs';
+import { random, variedCase } from './households.mjs';
 import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
@@ -80,25 +80,10 @@ const program = compileModule(tree, tree.targetFor(moduleFile));
 const seeds = readTestCases(path.join(corpus, `${COMPOSITION}.test.yaml`)).cases;
 const rand = random(2026);
 
-/** A number varied like a household's: counts stay small whole numbers, amounts change. */
-function vary(key, v) {
-  if (typeof v !== 'number') return v;
-  const name = key.slice(key.lastIndexOf('.') + 1);
-  if (/size|number|count|months|age|hours/.test(name)) return Number.isInteger(v) ? Math.max(name.includes('size') ? 1 : 0, v + Math.floor(rand() * 3) - 1) : v;
-  if (v === 0 && rand() < 0.7) return 0;
-  return Math.round(rand() * 300000) / 100;
-}
-function varied(c) {
-  const input = {};
-  for (const [key, v] of Object.entries(c.input ?? {})) {
-    input[key] = Array.isArray(v) ? v.map((row) => Object.fromEntries(Object.entries(row).map(([k, x]) => [k, vary(k, x)]))) : vary(key, v);
-  }
-  return { ...c, input };
-}
 /** A varied household: its dataset (built as calculate() builds one, right before evaluating), period, outputs and id. */
 function prepare(i) {
   const seed = seeds[i % seeds.length];
-  const c = varied(seed);
+  const c = variedCase(seed, rand);
   const period = casePeriod(c.period);
   const rules = Object.keys(c.output).map((k) => program.ruleById.get(k)).filter((r) => r !== undefined);
   const id = queryEntityId(c, program.rules[rules[0]].entity, (i % seeds.length) + 1);

@@ -51,6 +51,13 @@ describe('the benchmarks', () => {
       report('engine');
     }, 180_000);
 
+    it('real-size: the Colorado SNAP composition through the library, the CLI and a daemon', async () => {
+      await bench('real-size.mjs', { BENCH_HOUSEHOLDS: '40' });
+      const json = report('real-size') as { workload: Record<string, { households: number }>; library: { sets: Record<string, { split_median_us: Record<string, number> }> } };
+      expect(json.workload.full.households).toBe(40);
+      expect(Object.keys(json.library.sets.full.split_median_us)).toEqual(['adapter_us', 'engine_us', 'output_us']);
+    }, 180_000);
+
     it('compile, corpus and test-loop', async () => {
       for (const [script, name] of [['compile.mjs', 'compile'], ['corpus.mjs', 'corpus'], ['test-loop.mjs', 'test-loop']]) {
         await bench(script, { BENCH_REPEATS: '1' });
