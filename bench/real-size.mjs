@@ -1,7 +1,7 @@
 // npm run bench:real-size — the benchmark of record on a real-size program: the public corpus's
 // Colorado SNAP composition (us-co/policies/cdhs/snap/fy-2026-benefit-calculation, 320 rules),
 // served as a program of its own with the 32 outputs its first companion case checks (a program
-// spec written here and compiled with `rules compile --programs`), over two kinds of household:
+// spec compiled with `rules compile --programs`: bench/composition.mjs), over two kinds of household:
 //   full    varied from the composition's six companion cases: every input the case gives, by
 //           legal id, one to six members (bench/households.mjs, caseHouseholds);
 //   sparse  a few facts by name and each member's age and citizenship, as a screening client
@@ -15,21 +15,18 @@
 // Records time per household, households/s and peak memory of each path, and checks that every
 // path answers the same households and fails the same ones. Writes bench/results/real-size.json.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COMPOSITION, compileComposition, PROGRAM } from './composition.mjs';
 import { headers, peakRssMib, startDaemon, stop } from './daemon.mjs';
 import { caseHouseholds, random } from './households.mjs';
 import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
-const corpus = process.env.RULES_CORPUS ?? fileURLToPath(new URL('../../shared/rulespec-us', import.meta.url));
-const { readTestCases } = await import(path.join(project, 'dist/compiler/companion-tests/test-file.js'));
 const { BODY_LIMIT } = await import(path.join(project, 'dist/server/body-limits.js'));
 
-const COMPOSITION = 'us-co/policies/cdhs/snap/fy-2026-benefit-calculation';
-const PROGRAM = 'us-co/co-snap-composition';
 const FULL = Number(process.env.BENCH_HOUSEHOLDS ?? 10_000);
 const SPARSE = FULL * 5;
 const BATCH = 25;
@@ -135,18 +132,9 @@ async function viaHttp(url, bodies) {
 
 let compiled;
 try {
-  // the composition as a program of its own, with the outputs its first case checks
-  const cases = readTestCases(path.join(corpus, `${COMPOSITION}.test.yaml`)).cases;
-  const outputs = Object.keys(cases[0].output).map((id) => id.slice(id.indexOf('#') + 1));
-  const specDir = path.join(work, 'specs', 'us-co', 'snap-composition');
-  mkdirSync(specDir, { recursive: true });
-  writeFileSync(path.join(specDir, '2026-01.yaml'), `program: us-co/snap-composition\nperiod: 2026-01\noutputs:\n${outputs.map((o) => `  - ${o}\n`).join('')}scope:\n  state:\n    - ${COMPOSITION.slice('us-co/'.length)}\n`);
-  compiled = path.join(work, 'compiled');
-  const compileStarted = performance.now();
-  execFileSync(process.execPath, [cli, 'compile', '--root', corpus, '--programs', specDir, '--out', compiled, '--no-cache', '--json'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const compileMs = Math.round(performance.now() - compileStarted);
-  const manifest = JSON.parse(readFileSync(path.join(compiled, 'manifest.json'), 'utf8'));
-  const pkg = JSON.parse(readFileSync(path.join(compiled, manifest.packages[0].package), 'utf8'));
+  const composition = await compileComposition(work);
+  compiled = composition.compiled;
+  const { cases, outputs, pkg, compileMs } = composition;
 
   const sets = { full: caseHouseholds(pkg, cases, FULL, 2026), sparse: sparseHouseholds(SPARSE, 2026) };
   const files = Object.fromEntries(Object.entries(sets).map(([name, hs]) => [name, writeJsonl(name, hs)]));
