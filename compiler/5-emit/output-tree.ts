@@ -4,8 +4,9 @@ import path from 'node:path';
 import { walkFiles } from '../2-resolve/source-tree.js';
 import { OUTPUT_FORMAT_VERSION } from '../4-package/package-types.js';
 import { PACKAGE_VERSION } from '../project.js';
-import type { Build } from '../build.js';
-import { type Manifest, readManifest, referencedFiles } from './manifest.js';
+import type { Build, BuildEmitter, BuiltPackage } from '../build.js';
+import type { IndexedRule } from '../4-package/rule-index.js';
+import { type Manifest, type ManifestPackage, readManifest, referencedFiles } from './manifest.js';
 
 // The compiled output tree (documented in docs/compiled-output.md):
 //
@@ -63,15 +64,29 @@ export interface WriteOptions {
   rebuilds?: boolean;
 }
 
-export function writeOutputTree(out: string, build: Build, meta: { durationMs: number }, options: WriteOptions = {}): Manifest {
-  mkdirSync(out, { recursive: true });
-  const keep = options.rebuilds ?? false;
-  const previous = readManifest(out);
-  const packages = build.packages.map(({ pkg, graph, modules }) => {
+/**
+ * Writes one output tree: packages and index shards as they come (each written, then free to be
+ * dropped), then the program list and the manifest.
+ */
+export class OutputTreeWriter implements BuildEmitter {
+  private readonly previous: Manifest | undefined;
+  private readonly packages: ManifestPackage[] = [];
+  private readonly shards: Manifest['index']['shards'] = [];
+
+  /** `keep`: the workspace will build again, so remember serialized parts for the next write. */
+  constructor(
+    readonly out: string,
+    private readonly keep = false,
+  ) {
+    mkdirSync(out, { recursive: true });
+    this.previous = readManifest(out);
+  }
+
+  package({ pkg, graph, modules }: BuiltPackage): void {
     const base = `packages/${pkg.jurisdiction}/${pkg.program_id}`;
-    const p = put(out, (sha) => `${base}/${sha}.package.json`, pkg, keep);
-    const g = put(out, (sha) => `${base}/${sha}.graph.json`, graph, keep);
-    return {
+    const p = put(this.out, (sha) => `${base}/${sha}.package.json`, pkg, this.keep);
+    const g = put(this.out, (sha) => `${base}/${sha}.graph.json`, graph, this.keep);
+    this.packages.push({
       program_id: pkg.program_id,
       jurisdiction: pkg.jurisdiction,
       runtime_id: pkg.runtime_id,
@@ -86,39 +101,50 @@ export function writeOutputTree(out: string, build: Build, meta: { durationMs: n
       graph: g.file,
       sha256: p.sha,
       module_count: modules.length,
-    };
-  });
-  const shards = [...build.index].map(([target, entries]) => {
+    });
+  }
+
+  shard(target: string, entries: IndexedRule[]): void {
     const [jurisdiction, modulePath] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
     const safe = modulePath.replace(/[^A-Za-z0-9_./-]/g, '_');
-    return { module: target, file: put(out, (sha) => `index/${jurisdiction}/${safe}.${sha}.json`, entries, keep).file, rules: entries.length };
-  });
-  const programs = put(out, (sha) => `programs.${sha}.json`, build.programs, keep);
-  const manifest: Manifest = {
-    format_version: OUTPUT_FORMAT_VERSION,
-    compiler: { name: 'rules', version: PACKAGE_VERSION },
-    compiled_at: new Date().toISOString(),
-    duration_ms: Math.round(meta.durationMs),
-    roots: build.roots.map((r) => ({ path: r.root, repo: r.repo, branch: r.branch, commit: r.commit })),
-    programs_dirs: build.programsDirs,
-    source_hash: build.sourceHash,
-    packages,
-    failures: build.failures,
-    warnings: build.warnings,
-    module_errors: build.moduleErrors,
-    index: {
-      module_count: build.modules,
-      rule_count: shards.reduce((n, s) => n + s.rules, 0),
-      shards,
-      programs: programs.file,
-    },
-  };
-  const current = referencedFiles(manifest);
-  manifest.retained = [...referencedFiles(previous)].filter((f) => !current.has(f));
-  writeAtomic(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+    this.shards.push({ module: target, file: put(this.out, (sha) => `index/${jurisdiction}/${safe}.${sha}.json`, entries, this.keep).file, rules: entries.length });
+  }
 
-  sweep(out, manifest, previous, options.fullSweep ?? !previous);
-  return manifest;
+  /** The program list and the manifest (written last, atomically), then the sweep of what no manifest needs. */
+  finish(build: Build, meta: { durationMs: number }, fullSweep = !this.previous): Manifest {
+    for (const p of build.packages) this.package(p);
+    for (const [target, entries] of build.index) this.shard(target, entries);
+    const programs = put(this.out, (sha) => `programs.${sha}.json`, build.programs, this.keep);
+    const manifest: Manifest = {
+      format_version: OUTPUT_FORMAT_VERSION,
+      compiler: { name: 'rules', version: PACKAGE_VERSION },
+      compiled_at: new Date().toISOString(),
+      duration_ms: Math.round(meta.durationMs),
+      roots: build.roots.map((r) => ({ path: r.root, repo: r.repo, branch: r.branch, commit: r.commit })),
+      programs_dirs: build.programsDirs,
+      source_hash: build.sourceHash,
+      packages: this.packages,
+      failures: build.failures,
+      warnings: build.warnings,
+      module_errors: build.moduleErrors,
+      index: {
+        module_count: build.modules,
+        rule_count: this.shards.reduce((n, s) => n + s.rules, 0),
+        shards: this.shards,
+        programs: programs.file,
+      },
+    };
+    const current = referencedFiles(manifest);
+    manifest.retained = [...referencedFiles(this.previous)].filter((f) => !current.has(f));
+    writeAtomic(path.join(this.out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+    sweep(this.out, manifest, this.previous, fullSweep);
+    return manifest;
+  }
+}
+
+/** Write a whole build (its packages and index in memory) as an output tree. */
+export function writeOutputTree(out: string, build: Build, meta: { durationMs: number }, options: WriteOptions = {}): Manifest {
+  return new OutputTreeWriter(out, options.rebuilds).finish(build, meta, options.fullSweep);
 }
 
 /** Remove data files no manifest needs any more. The previous manifest's files stay one more
