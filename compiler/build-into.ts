@@ -12,8 +12,9 @@ export type BuildProgress = Parameters<Workspace['build']>[0];
 /** Build what changed in `workspace` and write the output tree to `out`; the manifest written.
  *  A build that is not followed by others (no `rebuilds`) writes each package and index shard as
  *  soon as it is made and keeps none of them. */
-export function buildInto(workspace: Workspace, out: string, options: WriteOptions & { onProgress?: BuildProgress } = {}): Manifest {
-  const started = performance.now();
+export function buildInto(workspace: Workspace, out: string, options: WriteOptions & { onProgress?: BuildProgress; started?: number } = {}): Manifest {
+  // `started`: when the work began, if before this call (modules parsed ahead, for one)
+  const started = options.started ?? performance.now();
   const writer = new OutputTreeWriter(out, options.rebuilds);
   const build = workspace.build(options.onProgress, options.rebuilds ? undefined : writer);
   return writer.finish(build, { durationMs: performance.now() - started }, options.fullSweep);

@@ -120,6 +120,12 @@ export class Workspace {
     return h.digest('hex');
   }
 
+  /** Parse every module a whole-tree build reads ahead of it, on `workers` threads besides this
+   *  one (SourceTree.preload). A closure-only build finds its modules as it goes: nothing to do. */
+  async preparse(workers: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    if (!this.options.closureOnly) await this.tree.preload(this.moduleTargets(), workers, onProgress);
+  }
+
   /** Every module under the roots' jurisdiction folders. */
   moduleTargets(): string[] {
     return [...new Set(this.layout().modules.map((f) => this.tree.targetFor(f)).filter((t): t is string => !!t))];

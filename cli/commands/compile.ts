@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildInto, rebuildOnChange } from '../../compiler/build-into.js';
@@ -57,8 +58,13 @@ export function registerCompile(program: Command): void {
     const barren = closureOnly ? pathsWithoutSpecs(workspace.layout(), programsDirs) : [];
     if (barren.length) throw new UsageError(`${barren.map((p) => `--programs ${p}`).join(', ')}: no program spec (a \`.yaml\` file with \`program:\`, \`outputs:\` and \`scope:\`, as in <jurisdiction>/<program>/<period>.yaml)`);
     let first = true;
-    const once = () => {
-      const manifest = compileOnce(workspace, out, options, first);
+    const once = async () => {
+      const started = performance.now();
+      // a whole-tree build reads every module: parsed on every core first
+      const progress = new ProgressLine();
+      if (first) await workspace.preparse(availableParallelism() - 1, (done, total) => options.json || progress.update(`compiling: parsing ${done}/${total}`));
+      progress.clear();
+      const manifest = compileOnce(workspace, out, options, first, started);
       first = false;
       return manifest;
     };
@@ -72,7 +78,7 @@ export function registerCompile(program: Command): void {
         process.exitCode = unchanged.failures.length ? EXIT_FAILURES : EXIT_OK;
         return;
       }
-      const manifest = once();
+      const manifest = await once();
       if (stamp) {
         try {
           recordStamp(stamp.file, stamp.inputs, out);
@@ -89,20 +95,21 @@ export function registerCompile(program: Command): void {
     const stopped = untilStopSignal();
     const watcher = rebuildOnChange(
       workspace,
-      () => (last = once()),
+      () => (last = compileOnce(workspace, out, options, false, performance.now())),
       (err) => process.stderr.write(`rules: rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`),
     );
     await watcher.ready;
-    last = once();
+    last = await once();
     await stopped;
     await watcher.close();
     process.exitCode = last && last.failures.length ? EXIT_FAILURES : EXIT_OK;
   });
 }
 
-function compileOnce(workspace: Workspace, out: string, options: CompileOptions, fullSweep: boolean): Manifest {
+function compileOnce(workspace: Workspace, out: string, options: CompileOptions, fullSweep: boolean, started: number): Manifest {
   const progress = new ProgressLine();
   const manifest = buildInto(workspace, out, {
+    started,
     fullSweep,
     rebuilds: options.watch,
     onProgress: (phase, done, total) => {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { parseModuleText, type ParsedModule } from '../1-parse/module.js';
 import { contentHash, type ParseCache } from '../1-parse/parse-cache.js';
@@ -13,6 +14,20 @@ export function splitTarget(target: string): { jurisdiction: string; path: strin
   if (colon <= 0) return undefined;
   return { jurisdiction: target.slice(0, colon), path: target.slice(colon + 1) };
 }
+
+/** A module file a parse worker is given. */
+export interface ParseJob {
+  target: string;
+  file: string;
+}
+
+/** What a parse worker sends back per file: the module, or none when it has errors. */
+export interface ParseResult extends ParseJob {
+  module: ParsedModule | null;
+}
+
+/** The bytes of YAML that make a parse worker worth starting. */
+const MIN_BYTES_PER_WORKER = 2_000_000;
 
 export class SourceTree {
   readonly roots: string[];
@@ -58,12 +73,75 @@ export class SourceTree {
       if (file) {
         const text = readFileSync(file, 'utf8');
         const hash = contentHash(text);
-        const parse = () => ({ ...parseModuleText(text, file, target), hash });
-        mod = this.cache ? this.cache.parsed(`module ${target}`, file, hash, parse, (m) => m.errors.length === 0) : parse();
+        mod = (this.cache?.lookup(`module ${target}`, file, hash) as ParsedModule | undefined) ?? this.parseText(target, file, text, hash);
       } else mod = null;
       this.modules.set(target, mod);
     }
     return mod;
+  }
+
+  /** Parse a module's text, and keep it in the parse cache unless it has errors (their class does not survive the cache). */
+  private parseText(target: string, file: string, text: string, hash = contentHash(text)): ParsedModule {
+    const mod = { ...parseModuleText(text, file, target), hash };
+    if (mod.errors.length === 0) this.cache?.store(`module ${target}`, file, hash, mod);
+    return mod;
+  }
+
+  /**
+   * Parse the modules of `targets` not parsed yet (and not in the parse cache) on `workers` worker
+   * threads besides this one, each taking an equal share of the bytes, so that module() finds
+   * them parsed: for a build that reads every module anyway. A module with errors is parsed again
+   * here (the class of its errors does not survive the trip between threads).
+   */
+  async preload(targets: string[], workers: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    const pending: { target: string; file: string; bytes: number; text?: string; hash?: string }[] = [];
+    for (const target of targets) {
+      const file = this.modules.has(target) ? undefined : this.fileFor(target);
+      if (!file) continue;
+      if (!this.cache) {
+        pending.push({ target, file, bytes: statSync(file).size });
+        continue;
+      }
+      const text = readFileSync(file, 'utf8');
+      const hash = contentHash(text);
+      const cached = this.cache.lookup(`module ${target}`, file, hash) as ParsedModule | undefined;
+      if (cached) this.modules.set(target, cached);
+      else pending.push({ target, file, bytes: text.length, text, hash });
+    }
+    // a worker is worth its start (loading the parser, about 50 ms) for a few MB of YAML
+    const threads = 1 + Math.min(workers, Math.floor(pending.reduce((n, p) => n + p.bytes, 0) / MIN_BYTES_PER_WORKER));
+    const shares: (typeof pending)[] = Array.from({ length: threads }, () => []);
+    const loads = new Array<number>(threads).fill(0);
+    for (const p of [...pending].sort((a, b) => b.bytes - a.bytes)) {
+      const least = loads.indexOf(Math.min(...loads));
+      shares[least].push(p);
+      loads[least] += p.bytes;
+    }
+    let done = 0;
+    const parsedElsewhere = shares.slice(1).map(
+      (share) =>
+        new Promise<void>((resolve, reject) => {
+          const worker = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: share.map(({ target, file }) => ({ target, file })) satisfies ParseJob[] });
+          let received = 0;
+          worker.on('message', (batch: ParseResult[]) => {
+            for (const { target, file, module } of batch) {
+              if (module) {
+                this.modules.set(target, module);
+                this.cache?.store(`module ${target}`, file, module.hash!, module);
+              } else this.modules.set(target, this.parseText(target, file, readFileSync(file, 'utf8')));
+              onProgress?.(++done, pending.length);
+            }
+            if ((received += batch.length) === share.length) resolve();
+          });
+          worker.once('error', reject);
+          worker.once('exit', (code) => received < share.length && reject(new Error(`a parse worker stopped (exit code ${code}) with ${share.length - received} of its ${share.length} modules unparsed`)));
+        }),
+    );
+    for (const { target, file, text, hash } of shares[0]) {
+      this.modules.set(target, this.parseText(target, file, text ?? readFileSync(file, 'utf8'), hash));
+      onProgress?.(++done, pending.length);
+    }
+    await Promise.all(parsedElsewhere);
   }
 
   /** Forget a cached module (after its file changed). */

@@ -22,7 +22,8 @@ import { type Manifest, type ManifestPackage, readManifest, referencedFiles } fr
 // manifest names are removed afterwards.
 
 interface Serialized {
-  json: string;
+  /** The JSON text as UTF-8, encoded once for both the hash and the file. */
+  bytes: Buffer;
   sha: string;
 }
 
@@ -34,14 +35,14 @@ const serializedCache = new WeakMap<object, Serialized>();
 function serialize(value: object, keep: boolean): Serialized {
   let s = serializedCache.get(value);
   if (!s) {
-    const json = JSON.stringify(value);
-    s = { json, sha: createHash('sha256').update(json).digest('hex').slice(0, 16) };
+    const bytes = Buffer.from(JSON.stringify(value));
+    s = { bytes, sha: createHash('sha256').update(bytes).digest('hex').slice(0, 16) };
     if (keep) serializedCache.set(value, s);
   }
   return s;
 }
 
-function writeAtomic(file: string, content: string): void {
+function writeAtomic(file: string, content: string | Buffer): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
   writeFileSync(tmp, content);
@@ -53,7 +54,7 @@ function put(out: string, name: (sha: string) => string, value: object, keep: bo
   const s = serialize(value, keep);
   const rel = name(s.sha);
   const abs = path.join(out, rel);
-  if (!existsSync(abs)) writeAtomic(abs, s.json);
+  if (!existsSync(abs)) writeAtomic(abs, s.bytes);
   return { file: rel, sha: s.sha };
 }
 
