@@ -26,12 +26,14 @@ const { readTestCases } = await dist('compiler/companion-tests/test-file.js');
 const { buildDataset, casePeriod, queryEntityId } = await dist('compiler/companion-tests/case-data.js');
 
 const ENGINES = ['interpreter', 'compiled'];
+/** Timed batches per function of the sample (BENCH_SAMPLES; fewer for a smoke run). */
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, d = 2) => +x.toFixed(d);
 
 /** Median µs per call of each function, over `samples` timed batches of `batch` calls after a
  *  warm-up; the functions take turns batch by batch so that load from elsewhere hits them alike. */
-function timeTogether(fs, { batch = 1000, samples = 40 } = {}) {
+function timeTogether(fs, { batch = 1000, samples = SAMPLES } = {}) {
   for (const f of Object.values(fs)) for (let i = 0; i < batch * 3; i++) f(i);
   const per = Object.fromEntries(Object.keys(fs).map((k) => [k, []]));
   for (let s = 0; s < samples; s++) {
@@ -102,7 +104,7 @@ const evaluate = (engine, h) => {
   }
   return { failed, steps: evaluation.trace.length };
 };
-for (let i = 0; i < 3000; i++) for (const engine of ENGINES) evaluate(engine, prepare(i)); // warm-up
+for (let i = 0; i < Math.min(3000, HOUSEHOLDS); i++) for (const engine of ENGINES) evaluate(engine, prepare(i)); // warm-up
 // each household is prepared, then evaluated by both engines (in alternating order), each timed on its own
 for (let i = 0; i < HOUSEHOLDS; i++) {
   const h = prepare(i);
