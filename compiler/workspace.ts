@@ -120,10 +120,16 @@ export class Workspace {
     return h.digest('hex');
   }
 
-  /** Parse every module a whole-tree build reads ahead of it, on `workers` threads besides this
-   *  one (SourceTree.preload). A closure-only build finds its modules as it goes: nothing to do. */
+  /** Parse the modules a build will read ahead of it, on `workers` threads besides this one
+   *  (SourceTree.preload): every module of a whole-tree build; for a closure-only build, the
+   *  closures of the specs' scopes as the modules' texts list their imports. */
   async preparse(workers: number, onProgress?: (done: number, total: number) => void): Promise<void> {
-    if (!this.options.closureOnly) await this.tree.preload(this.moduleTargets(), workers, onProgress);
+    if (!this.options.closureOnly) return this.tree.preload(this.moduleTargets(), workers, onProgress);
+    const scopes = this.layout().specs.flatMap((placed) => {
+      const spec = this.spec(placed);
+      return spec instanceof Error ? [] : spec.scope.map((s) => s.target);
+    });
+    await this.tree.preload(this.tree.hintedClosure(scopes), workers, onProgress);
   }
 
   /** Every module under the roots' jurisdiction folders. */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
-import { parseModuleText, type ParsedModule } from '../1-parse/module.js';
+import { importHints, parseModuleText, type ParsedModule } from '../1-parse/module.js';
 import { contentHash, type ParseCache } from '../1-parse/parse-cache.js';
 import { isJurisdiction } from '../names.js';
 
@@ -26,8 +26,9 @@ export interface ParseResult extends ParseJob {
   module: ParsedModule | null;
 }
 
-/** The bytes of YAML that make a parse worker worth starting. */
-const MIN_BYTES_PER_WORKER = 2_000_000;
+/** The bytes of YAML that make a parse worker worth starting (parsing them takes about three
+ *  times as long as a worker takes to start). */
+const MIN_BYTES_PER_WORKER = 500_000;
 
 export class SourceTree {
   readonly roots: string[];
@@ -85,6 +86,24 @@ export class SourceTree {
     const mod = { ...parseModuleText(text, file, target), hash };
     if (mod.errors.length === 0) this.cache?.store(`module ${target}`, file, hash, mod);
     return mod;
+  }
+
+  /** The targets `roots` reach through their imports as their texts list them (importHints),
+   *  without parsing them: what a build of those roots will parse, known ahead. */
+  hintedClosure(roots: string[]): string[] {
+    const seen = new Set<string>();
+    const queue = [...roots];
+    for (let target = queue.pop(); target !== undefined; target = queue.pop()) {
+      if (seen.has(target)) continue;
+      seen.add(target);
+      const parsed = this.modules.get(target);
+      if (parsed) queue.push(...parsed.imports.map((i) => i.target));
+      else {
+        const file = parsed === null ? undefined : this.fileFor(target);
+        if (file) queue.push(...importHints(readFileSync(file, 'utf8')));
+      }
+    }
+    return [...seen];
   }
 
   /**
