@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { importHints, parseModuleText, type ParsedModule } from '../1-parse/module.js';
@@ -25,6 +26,9 @@ export interface ParseJob {
 export interface ParseResult extends ParseJob {
   module: ParsedModule | null;
 }
+
+const PARSE_WORKER = new URL('./parse-worker.js', import.meta.url);
+const PARSE_WORKER_BUILT = existsSync(fileURLToPath(PARSE_WORKER));
 
 /** The bytes of YAML that make a parse worker worth starting (parsing them takes about three
  *  times as long as a worker takes to start). */
@@ -127,8 +131,9 @@ export class SourceTree {
       if (cached) this.modules.set(target, cached);
       else pending.push({ target, file, bytes: text.length, text, hash });
     }
-    // a worker is worth its start (loading the parser, about 50 ms) for a few MB of YAML
-    const threads = 1 + Math.min(workers, Math.floor(pending.reduce((n, p) => n + p.bytes, 0) / MIN_BYTES_PER_WORKER));
+    // a worker is worth its start (loading the parser) for some YAML; from the TypeScript
+    // sources (tests) there is no compiled worker to start, and this thread parses it all
+    const threads = PARSE_WORKER_BUILT ? 1 + Math.min(workers, Math.floor(pending.reduce((n, p) => n + p.bytes, 0) / MIN_BYTES_PER_WORKER)) : 1;
     const shares: (typeof pending)[] = Array.from({ length: threads }, () => []);
     const loads = new Array<number>(threads).fill(0);
     for (const p of [...pending].sort((a, b) => b.bytes - a.bytes)) {
@@ -140,7 +145,7 @@ export class SourceTree {
     const parsedElsewhere = shares.slice(1).map(
       (share) =>
         new Promise<void>((resolve, reject) => {
-          const worker = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: share.map(({ target, file }) => ({ target, file })) satisfies ParseJob[] });
+          const worker = new Worker(PARSE_WORKER, { workerData: share.map(({ target, file }) => ({ target, file })) satisfies ParseJob[] });
           let received = 0;
           worker.on('message', (batch: ParseResult[]) => {
             for (const { target, file, module } of batch) {
