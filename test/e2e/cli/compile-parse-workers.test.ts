@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../../lib/index.js';
 import type { Manifest } from '../../../compiler/5-emit/manifest.js';
 import { CLI } from '../../support/paths.js';
+import { moduleText, rule } from './loop-corpus.js';
 
 // A whole-tree `rules compile` parses the modules on worker threads besides its own (a few MB of
 // YAML make a worker worth starting): what it compiles must be what one thread compiles, the
@@ -15,34 +16,12 @@ import { CLI } from '../../support/paths.js';
 const MODULES = 50;
 const RULES = 120;
 
+const DESCRIPTION = `    description: ${'A generated rule that makes this module large enough to be parsed on a worker thread. '.repeat(4)}\n`;
+
 /** A module of RULES rules with long descriptions: about 70 KB of YAML, 3.5 MB for the corpus. */
 function module(i: number): string {
-  const rules = Array.from(
-    { length: RULES },
-    (_, j) => `  - name: m${i}_amount_${j}
-    kind: derived
-    entity: Household
-    dtype: Money
-    unit: USD
-    description: ${'A generated rule that makes this module large enough to be parsed on a worker thread. '.repeat(4)}
-    versions:
-      - effective_from: '2026-01-01'
-        formula: ${i ? `base_${i - 1} + ${j}` : `amount * ${j + 1}`}
-`,
-  ).join('');
-  return `format: rulespec/v1
-module:
-  summary: Generated module ${i}.
-${i ? `imports:\n  - us:statutes/demo/m${i - 1}\n` : ''}rules:
-  - name: base_${i}
-    kind: derived
-    entity: Household
-    dtype: Money
-    unit: USD
-    versions:
-      - effective_from: '2026-01-01'
-        formula: m${i}_amount_${RULES - 1} * 2
-${rules}`;
+  const rules = [rule(`base_${i}`, `m${i}_amount_${RULES - 1} * 2`), ...Array.from({ length: RULES }, (_, j) => rule(`m${i}_amount_${j}`, i ? `base_${i - 1} + ${j}` : `amount * ${j + 1}`))];
+  return moduleText(rules.map((r) => r.replace('    kind:', `${DESCRIPTION}    kind:`)).join(''), i ? [`us:statutes/demo/m${i - 1}`] : []);
 }
 
 let root: string;
