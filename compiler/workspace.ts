@@ -345,7 +345,9 @@ export class Workspace {
     const out = new Map<string, IndexedRule[]>();
     for (const [target, entries] of base) {
       if (emitter) {
-        emitter.shard(target, shardOf(entries));
+        // nothing keeps these entries for a next build: they take their dependents themselves
+        for (const { rule } of entries) rule.dependents = dependents.get(rule.id) ?? [];
+        emitter.shard(target, entries);
         continue;
       }
       const signature = JSON.stringify(entries.map(({ rule }) => dependents.get(rule.id) ?? []));

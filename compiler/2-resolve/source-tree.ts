@@ -161,9 +161,16 @@ export class SourceTree {
           worker.once('exit', (code) => received < share.length && reject(new Error(`a parse worker stopped (exit code ${code}) with ${share.length - received} of its ${share.length} modules unparsed`)));
         }),
     );
+    let yielded = performance.now();
     for (const { target, file, text, hash } of shares[0]) {
       this.modules.set(target, this.parseText(target, file, text ?? readFileSync(file, 'utf8'), hash));
       onProgress?.(++done, pending.length);
+      // take the workers' modules as they come: left waiting, they would sit in the message
+      // queue as bytes while the workers' heaps still hold them
+      if (threads > 1 && performance.now() - yielded > 20) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yielded = performance.now();
+      }
     }
     await Promise.all(parsedElsewhere);
   }

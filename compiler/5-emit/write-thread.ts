@@ -18,7 +18,7 @@ export interface WriteJob {
 export type WriteResult = { id: number; error?: undefined } & ContentFile | { id: number; error: string };
 
 /** JSON handed over and not yet written, beyond which `put` waits for the thread to catch up. */
-const MAX_IN_FLIGHT = 16 * 1024 * 1024;
+const MAX_IN_FLIGHT = 4 * 1024 * 1024;
 /** How long the thread may go without finishing a file before it is taken for dead. */
 const STALL_MS = 120_000;
 
