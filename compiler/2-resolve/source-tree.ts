@@ -30,9 +30,11 @@ export interface ParseResult extends ParseJob {
 const PARSE_WORKER = new URL('./parse-worker.js', import.meta.url);
 const PARSE_WORKER_BUILT = existsSync(fileURLToPath(PARSE_WORKER));
 
-/** The bytes of YAML that make a parse worker worth starting (parsing them takes about three
- *  times as long as a worker takes to start). */
-const MIN_BYTES_PER_WORKER = 500_000;
+/** The bytes of YAML that make a parse worker worth starting. On a quiet machine a worker pays
+ *  for its start (loading the parser) from a fraction of this; on a loaded one, where no core is
+ *  idle, threads only add their own work, and starting a worker for one program's closure (1 MB
+ *  of YAML) made its compile a quarter slower at load 6: so a share must be large. */
+const MIN_BYTES_PER_WORKER = 4_000_000;
 
 export class SourceTree {
   readonly roots: string[];
