@@ -73,7 +73,7 @@ const report = {
   benchmark: 'compile',
   recorded_at: new Date().toISOString(),
   machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1m: +loadavg()[0].toFixed(2) },
-  corpus: path.relative(project, corpus) || '.',
+  corpus: path.basename(corpus),
   repeats,
   full_compile: full,
   colorado_snap: snap,

@@ -43,7 +43,7 @@ const report = {
   benchmark: 'corpus',
   recorded_at: new Date().toISOString(),
   machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
-  corpus: path.relative(project, corpus) || '.',
+  corpus: path.basename(corpus),
   repeats,
   results,
   speedup: +(results[0].wall_ms / results.at(-1).wall_ms).toFixed(2),

@@ -11,7 +11,7 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { random } from './households.mjs';
+import { random, variedCase } from './households.mjs';
 import { writeResult } from './results.mjs';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
@@ -26,12 +26,14 @@ const { readTestCases } = await dist('compiler/companion-tests/test-file.js');
 const { buildDataset, casePeriod, queryEntityId } = await dist('compiler/companion-tests/case-data.js');
 
 const ENGINES = ['interpreter', 'compiled'];
+/** Timed batches per function of the sample (BENCH_SAMPLES; fewer for a smoke run). */
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, d = 2) => +x.toFixed(d);
 
 /** Median µs per call of each function, over `samples` timed batches of `batch` calls after a
  *  warm-up; the functions take turns batch by batch so that load from elsewhere hits them alike. */
-function timeTogether(fs, { batch = 1000, samples = 40 } = {}) {
+function timeTogether(fs, { batch = 1000, samples = SAMPLES } = {}) {
   for (const f of Object.values(fs)) for (let i = 0; i < batch * 3; i++) f(i);
   const per = Object.fromEntries(Object.keys(fs).map((k) => [k, []]));
   for (let s = 0; s < samples; s++) {
@@ -80,25 +82,10 @@ const program = compileModule(tree, tree.targetFor(moduleFile));
 const seeds = readTestCases(path.join(corpus, `${COMPOSITION}.test.yaml`)).cases;
 const rand = random(2026);
 
-/** A number varied like a household's: counts stay small whole numbers, amounts change. */
-function vary(key, v) {
-  if (typeof v !== 'number') return v;
-  const name = key.slice(key.lastIndexOf('.') + 1);
-  if (/size|number|count|months|age|hours/.test(name)) return Number.isInteger(v) ? Math.max(name.includes('size') ? 1 : 0, v + Math.floor(rand() * 3) - 1) : v;
-  if (v === 0 && rand() < 0.7) return 0;
-  return Math.round(rand() * 300000) / 100;
-}
-function varied(c) {
-  const input = {};
-  for (const [key, v] of Object.entries(c.input ?? {})) {
-    input[key] = Array.isArray(v) ? v.map((row) => Object.fromEntries(Object.entries(row).map(([k, x]) => [k, vary(k, x)]))) : vary(key, v);
-  }
-  return { ...c, input };
-}
 /** A varied household: its dataset (built as calculate() builds one, right before evaluating), period, outputs and id. */
 function prepare(i) {
   const seed = seeds[i % seeds.length];
-  const c = varied(seed);
+  const c = variedCase(seed, rand);
   const period = casePeriod(c.period);
   const rules = Object.keys(c.output).map((k) => program.ruleById.get(k)).filter((r) => r !== undefined);
   const id = queryEntityId(c, program.rules[rules[0]].entity, (i % seeds.length) + 1);
@@ -117,7 +104,7 @@ const evaluate = (engine, h) => {
   }
   return { failed, steps: evaluation.trace.length };
 };
-for (let i = 0; i < 3000; i++) for (const engine of ENGINES) evaluate(engine, prepare(i)); // warm-up
+for (let i = 0; i < Math.min(3000, HOUSEHOLDS); i++) for (const engine of ENGINES) evaluate(engine, prepare(i)); // warm-up
 // each household is prepared, then evaluated by both engines (in alternating order), each timed on its own
 for (let i = 0; i < HOUSEHOLDS; i++) {
   const h = prepare(i);

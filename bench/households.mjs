@@ -1,7 +1,9 @@
 // Deterministic generated households for a runtime package, in the API's entities form: the
 // package's sample household with every input varied by its dtype (money with and without cents,
 // zero and large amounts, flipped conditions, every listed text value), one to six people, and a
-// few periods (the default, another covered month, one past the figures' coverage).
+// few periods (the default, another covered month, one past the figures' coverage). And, for a
+// real-size program with companion cases, households varied from those cases (every input given,
+// by legal id) and sparse ones (a few facts by name, as a screening client sends them).
 // Used by the engines' differential test and the benchmarks.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -106,4 +108,77 @@ export async function writeHouseholds(pkg, count, file) {
   }
   out.end();
   await once(out, 'finish');
+}
+
+// ---- households from a program's companion cases ----
+
+/** A number of a companion case varied like a household's: counts stay small whole numbers (a
+ *  positive one stays positive: a period of 0 months divides by zero), amounts change (most zeros
+ *  stay zero). */
+export function varyCaseValue(key, v, rand) {
+  if (typeof v !== 'number') return v;
+  const name = key.slice(key.lastIndexOf('.') + 1);
+  if (/size|number|count|months|age|hours/.test(name)) return Number.isInteger(v) ? Math.max(v >= 1 ? 1 : 0, v + Math.floor(rand() * 3) - 1) : v;
+  if (v === 0 && rand() < 0.7) return 0;
+  return Math.round(rand() * 300000) / 100;
+}
+
+const varyRow = (row, rand) => Object.fromEntries(Object.entries(row).map(([k, x]) => [k, varyCaseValue(k, x, rand)]));
+
+/** A companion case with every number of its input varied (relation rows too). */
+export function variedCase(c, rand) {
+  const input = {};
+  for (const [key, v] of Object.entries(c.input ?? {})) input[key] = Array.isArray(v) ? v.map((row) => varyRow(row, rand)) : varyCaseValue(key, v, rand);
+  return { ...c, input };
+}
+
+/**
+ * A companion case as a household of `pkg` in the API's conventions, every input by the legal id
+ * the case gives it: the main entity's inputs under `facts`; each row of a relation an instance of
+ * the relation's member entity (`member-1`, …) under `entities`, its inputs that another entity
+ * declares (a Person's, say) under that entity with the same id.
+ */
+export function caseHousehold(pkg, c) {
+  const entityOf = new Map();
+  for (const e of pkg.entities) if (e.entity !== pkg.main_entity) for (const i of e.inputs) if (!entityOf.has(i.name) || e.relations?.length) entityOf.set(i.name, e);
+  const facts = {};
+  const entities = {};
+  for (const [key, v] of Object.entries(c.input)) {
+    if (!Array.isArray(v)) {
+      facts[key] = v;
+      continue;
+    }
+    const relation = key.slice(key.indexOf('#relation.') + '#relation.'.length);
+    const member = pkg.entities.find((e) => e.relations?.some((r) => r.name === key || r.name.endsWith(`#relation.${relation}`)));
+    v.forEach((row, k) => {
+      const id = member.id_template.replace('{index}', String(k + 1));
+      (entities[member.entity] ??= {})[id] ??= {};
+      for (const [input, x] of Object.entries(row)) {
+        const entity = entityOf.get(input.slice(input.lastIndexOf('#input.') + '#input.'.length)) ?? member;
+        ((entities[entity.entity] ??= {})[id] ??= {})[input] = x;
+      }
+    });
+  }
+  // the member entity first: its instances link the others' inputs to the main entity
+  return { period: c.period, facts, entities };
+}
+
+/**
+ * `count` households of `pkg` varied from its companion `cases` in turn: every number varied, one
+ * to six members (the case's first member row, varied for each), and the case's `…_size` inputs
+ * set to the number of members.
+ */
+export function caseHouseholds(pkg, cases, count, seed = 1) {
+  const rand = random(seed);
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const c = variedCase(cases[i % cases.length], rand);
+    const members = 1 + Math.floor(rand() * 6);
+    for (const [key, v] of Object.entries(c.input)) {
+      if (Array.isArray(v) && v.length) c.input[key] = [v[0], ...Array.from({ length: members - 1 }, () => varyRow(v[0], rand))];
+      else if (key.endsWith('#input.household_size')) c.input[key] = members;
+    }
+    out.push(caseHousehold(pkg, c));
+  }
+  return out;
 }

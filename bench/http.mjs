@@ -13,13 +13,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { headers, startDaemon as startBenchDaemon, stop, waitFor } from './daemon.mjs';
 import { writeResult } from './results.mjs';
 
-const project = fileURLToPath(new URL('..', import.meta.url));
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
-const key = 'bench-key-0123456789abcdef0123456789';
 const args = process.argv.slice(2);
 const compareStores = args[0] === '--store' && args[1] === 'redis';
 if (args.length && !compareStores) {
@@ -33,35 +31,8 @@ const tempDir = (label) => {
   return dir;
 };
 
-/** The output of `child` until `pattern` matches it (its first group), or the exit. */
-function waitFor(child, stream, pattern, what) {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    stream.on('data', (chunk) => {
-      out += chunk;
-      const m = pattern.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${what} exited ${code}: ${out}`)));
-  });
-}
-
 /** `rules serve` with these extra arguments and environment; resolves to {url, daemon}. */
-async function startDaemon(serveArgs, env = {}) {
-  const daemon = spawn(process.execPath, [`${project}bin/rules.js`, 'serve', '--port', '0', '--data-dir', tempDir('http'), ...serveArgs], {
-    env: { ...process.env, RULES_LOG_LEVEL: 'warn', RULES_API_KEYS: JSON.stringify([{ id: 'bench', key, scopes: ['*'], rate_limit: { requests: 100000000, window_seconds: 60 } }]), ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await waitFor(daemon, daemon.stderr, /listening on (http:\/\/\S+)/, 'rules serve');
-  return { url, daemon };
-}
-
-/** SIGTERM, and wait until the daemon has stopped (before its Redis goes). */
-function stop(daemon) {
-  const exited = new Promise((resolve) => daemon.once('exit', resolve));
-  daemon.kill('SIGTERM');
-  return exited;
-}
+const startDaemon = (serveArgs, env = {}) => startBenchDaemon(tempDir('http'), serveArgs, env);
 
 /** A redis-server on a free port in a temporary folder, with the append-only file fsynced as `fsync` says. */
 async function startRedis(fsync) {
@@ -76,7 +47,6 @@ async function startRedis(fsync) {
   return { url: `redis://127.0.0.1:${port}`, server };
 }
 
-const headers = { 'x-api-key': key, 'content-type': 'application/json' };
 
 async function measure(url, s) {
   const r = await autocannon({ url: `${url}${s.path}`, method: s.method, headers, body: s.body ? JSON.stringify(s.body) : undefined, connections: 10, duration });

@@ -95,7 +95,7 @@ const report = {
   benchmark: 'test-loop',
   recorded_at: new Date().toISOString(),
   machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1m: +loadavg()[0].toFixed(2) },
-  corpus: path.relative(project, corpus) || '.',
+  corpus: path.basename(corpus),
   repeats,
   whole_corpus: { ...whole, warm_vs_cold: +(whole.cold.wall_ms / whole.warm.wall_ms).toFixed(2), warm_vs_no_cache: +(whole.no_cache.wall_ms / whole.warm.wall_ms).toFixed(2) },
   watch: { ...watch, target_ms: 300, met: watch.end_to_end_ms < 300 },

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Manifest } from './5-emit/manifest.js';
-import { writeOutputTree, type WriteOptions } from './5-emit/output-tree.js';
+import { OutputTreeWriter, type WriteOptions } from './5-emit/output-tree.js';
 import { type SourceWatcher, watchSources } from './watch.js';
 import type { Workspace } from './workspace.js';
 
@@ -9,11 +9,15 @@ import type { Workspace } from './workspace.js';
 
 export type BuildProgress = Parameters<Workspace['build']>[0];
 
-/** Build what changed in `workspace` and write the output tree to `out`; the manifest written. */
-export function buildInto(workspace: Workspace, out: string, options: WriteOptions & { onProgress?: BuildProgress } = {}): Manifest {
-  const started = performance.now();
-  const build = workspace.build(options.onProgress);
-  return writeOutputTree(out, build, { durationMs: performance.now() - started }, { fullSweep: options.fullSweep, rebuilds: options.rebuilds });
+/** Build what changed in `workspace` and write the output tree to `out`; the manifest written.
+ *  A build that is not followed by others (no `rebuilds`) writes each package and index shard as
+ *  soon as it is made and keeps none of them. */
+export function buildInto(workspace: Workspace, out: string, options: WriteOptions & { onProgress?: BuildProgress; started?: number } = {}): Manifest {
+  // `started`: when the work began, if before this call (modules parsed ahead, for one)
+  const started = options.started ?? performance.now();
+  const writer = new OutputTreeWriter(out, options.rebuilds);
+  const build = workspace.build(options.onProgress, options.rebuilds ? undefined : writer);
+  return writer.finish(build, { durationMs: performance.now() - started }, options.fullSweep);
 }
 
 /** Call `rebuild` after the workspace has dropped what an edit under its roots or program folders touched. */

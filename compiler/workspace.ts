@@ -16,14 +16,14 @@ import type { ProgramGraph, RuntimePackage } from './4-package/package-types.js'
 import { type ProgramSpec, readProgramSpec } from './4-package/program-spec.js';
 import { deriveProgramId, programIdProblem } from './4-package/program-id.js';
 import { RuleSpecError, type YamlLocation } from './diagnostics.js';
-import { type IndexedRule, buildRuleIndex, type PackageMembership } from './4-package/rule-index.js';
+import { type IndexedRule, type PackageMembership, ruleIndexer } from './4-package/rule-index.js';
 import { buildRuntimePackage, type PackageSpec } from './4-package/runtime-package.js';
 import { verifySampleRequest } from './sample-check.js';
 import { rootProvenance, type RootProvenance } from './4-package/provenance.js';
 import { buildProgramList } from './4-package/programs.js';
 import type { ProgramSummary } from './4-package/rule-index.js';
 import { describeError } from './describe-error.js';
-import type { Build, BuildFailure, BuiltPackage } from './build.js';
+import type { Build, BuildEmitter, BuildFailure, BuiltPackage, PackageOutline } from './build.js';
 
 // A workspace compiles encoding roots into everything the daemon serves: runtime packages,
 // program graphs, the rule index and the program list. It caches per package and per module,
@@ -120,6 +120,18 @@ export class Workspace {
     return h.digest('hex');
   }
 
+  /** Parse the modules a build will read ahead of it, on `workers` threads besides this one
+   *  (SourceTree.preload): every module of a whole-tree build; for a closure-only build, the
+   *  closures of the specs' scopes as the modules' texts list their imports. */
+  async preparse(workers: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    if (!this.options.closureOnly) return this.tree.preload(this.moduleTargets(), workers, onProgress);
+    const scopes = this.layout().specs.flatMap((placed) => {
+      const spec = this.spec(placed);
+      return spec instanceof Error ? [] : spec.scope.map((s) => s.target);
+    });
+    await this.tree.preload(this.tree.hintedClosure(scopes), workers, onProgress);
+  }
+
   /** Every module under the roots' jurisdiction folders. */
   moduleTargets(): string[] {
     return [...new Set(this.layout().modules.map((f) => this.tree.targetFor(f)).filter((t): t is string => !!t))];
@@ -166,7 +178,12 @@ export class Workspace {
     return h;
   }
 
-  build(onProgress?: (phase: 'modules' | 'programs', done: number, total: number) => void): Build {
+  /**
+   * Build every package, the rule index and the program list. With an `emitter` (a one-shot
+   * build), each package and index shard goes to it as soon as it is made and is not kept, nor
+   * cached for a next build: the Build returned then holds no packages and no index.
+   */
+  build(onProgress?: (phase: 'modules' | 'programs', done: number, total: number) => void, emitter?: BuildEmitter): Build {
     this.closureHashes = new Map();
     const targets = this.moduleTargets();
     let modules: ParsedModule[] = [];
@@ -221,6 +238,18 @@ export class Workspace {
     }
 
     const packages: BuiltPackage[] = [];
+    const outlines: PackageOutline[] = [];
+    const add = (built: BuiltPackage) => {
+      if (!emitter) {
+        packages.push(built);
+        outlines.push(built);
+        return;
+      }
+      emitter.package(built);
+      const { pkg, modules, programPath } = built;
+      const { program_id, jurisdiction, name, description, runtime_id, default_outputs, acknowledged_incomplete, notes, source } = pkg;
+      outlines.push({ pkg: { program_id, jurisdiction, name, description, runtime_id, default_outputs, acknowledged_incomplete, notes, source }, modules, programPath });
+    };
     const clashes = idClashes(candidates);
     for (const [i, c] of candidates.entries()) {
       onProgress?.('programs', i, candidates.length);
@@ -234,22 +263,23 @@ export class Workspace {
         const key = c.cacheKey();
         const cached = this.packageCache.get(c.key);
         const built = cached?.key === key ? cached.built : c.make(key);
-        this.packageCache.set(c.key, { key, built });
-        packages.push({ ...built, programPath: c.programPath });
+        if (!emitter) this.packageCache.set(c.key, { key, built });
+        add({ ...built, programPath: c.programPath });
       } catch (err) {
         const error = describeError(err);
         failures.push({ program: c.label, jurisdiction: c.jurisdiction, program_id: c.programId, file: c.file, error });
         // keep serving the last good package of a program whose sources now fail
         const lastGood = this.packageCache.get(c.key)?.built;
         if (lastGood) {
-          packages.push({ ...lastGood, pkg: { ...lastGood.pkg, notes: [...lastGood.pkg.notes.filter((n) => !n.startsWith('stale:')), `stale: the current sources fail to compile (${error.split('\n')[0]})`] } });
+          add({ ...lastGood, pkg: { ...lastGood.pkg, notes: [...lastGood.pkg.notes.filter((n) => !n.startsWith('stale:')), `stale: the current sources fail to compile (${error.split('\n')[0]})`] } });
         }
       }
     }
     for (const key of this.packageCache.keys()) if (!candidates.some((c) => c.key === key)) this.packageCache.delete(key);
-    if (this.options.closureOnly) modules = this.closureModules(packages);
+    if (this.options.closureOnly) modules = this.closureModules(outlines);
 
-    const index = this.ruleIndex(modules, packages);
+    const entries = this.ruleIndex(modules, outlines, !emitter);
+    const index = this.withDependents(entries, emitter);
     const moduleErrors = modules.filter((m) => m.errors.length).map((m) => ({ file: m.file, error: describeError(m.errors[0]) }));
     return {
       roots: this.provenance,
@@ -258,7 +288,7 @@ export class Workspace {
       failures,
       warnings,
       index,
-      programs: buildProgramList([...index.values()].flat(), packages, failures),
+      programs: buildProgramList([...entries.values()].flat(), outlines, failures),
       modules: modules.length,
       moduleErrors,
       sourceHash: hash(modules.map((m) => `${m.target}:${m.hash}`).sort()),
@@ -266,12 +296,13 @@ export class Workspace {
   }
 
   /** The modules of the packages' import closures, each once, in a stable order. */
-  private closureModules(packages: BuiltPackage[]): ParsedModule[] {
+  private closureModules(packages: PackageOutline[]): ParsedModule[] {
     const targets = [...new Set(packages.flatMap((p) => p.modules))].sort();
     return targets.map((t) => this.tree.module(t)).filter((m): m is ParsedModule => !!m);
   }
 
-  private ruleIndex(modules: ParsedModule[], packages: BuiltPackage[]): Map<string, IndexedRule[]> {
+  /** Each module's index entries, without dependents; `keep`: cache them for the next build. */
+  private ruleIndex(modules: ParsedModule[], packages: PackageOutline[], keep: boolean): Map<string, IndexedRule[]> {
     const membership: PackageMembership[] = packages.map((p) => ({ programId: p.pkg.program_id, programPath: p.pkg.source.kind === 'program_spec' ? p.programPath : undefined, jurisdiction: p.pkg.jurisdiction, modules: p.modules }));
     const membershipKey = hash(membership.map((m) => `${m.jurisdiction}/${m.programId}:${m.modules.join(',')}`));
     const index = new Map<string, IndexedRule[]>();
@@ -282,37 +313,50 @@ export class Workspace {
         return [mod];
       }
     };
+    const indexOf = ruleIndexer(closureOf, membership, (file) => this.provenanceOf(file));
     for (const mod of modules) {
+      if (!keep) {
+        index.set(mod.target, indexOf(mod));
+        continue;
+      }
       const key = hash([membershipKey, this.closureHash(mod.target)]);
       const cached = this.indexCache.get(mod.target);
       if (cached?.key === key) {
         index.set(mod.target, cached.entries);
         continue;
       }
-      const entries = buildRuleIndex([mod], closureOf, membership, (file) => this.provenanceOf(file));
+      const entries = indexOf(mod);
       this.indexCache.set(mod.target, { key, entries });
       index.set(mod.target, entries);
     }
     for (const key of this.indexCache.keys()) if (!index.has(key)) this.indexCache.delete(key);
-    return this.withDependents(index);
+    return index;
   }
 
   /** Dependents are the inverse of dependencies over the whole index, so a module's shard is
-   *  rebuilt when a rule elsewhere starts or stops depending on one of its rules. */
-  private withDependents(base: Map<string, IndexedRule[]>): Map<string, IndexedRule[]> {
+   *  rebuilt when a rule elsewhere starts or stops depending on one of its rules. With an
+   *  emitter each shard goes to it, and none is kept. */
+  private withDependents(base: Map<string, IndexedRule[]>, emitter?: BuildEmitter): Map<string, IndexedRule[]> {
     const dependents = new Map<string, string[]>();
     for (const entries of base.values()) {
       for (const { rule } of entries) for (const dep of rule.dependencies) (dependents.get(dep) ?? dependents.set(dep, []).get(dep)!).push(rule.id);
     }
+    const shardOf = (entries: IndexedRule[]) => entries.map((e) => ({ ...e, rule: { ...e.rule, dependents: dependents.get(e.rule.id) ?? [] } }));
     const out = new Map<string, IndexedRule[]>();
     for (const [target, entries] of base) {
+      if (emitter) {
+        // nothing keeps these entries for a next build: they take their dependents themselves
+        for (const { rule } of entries) rule.dependents = dependents.get(rule.id) ?? [];
+        emitter.shard(target, entries);
+        continue;
+      }
       const signature = JSON.stringify(entries.map(({ rule }) => dependents.get(rule.id) ?? []));
       const cached = this.shardCache.get(target);
       if (cached && cached.base === entries && cached.dependents === signature) {
         out.set(target, cached.shard);
         continue;
       }
-      const shard = entries.map((e) => ({ ...e, rule: { ...e.rule, dependents: dependents.get(e.rule.id) ?? [] } }));
+      const shard = shardOf(entries);
       this.shardCache.set(target, { base: entries, dependents: signature, shard });
       out.set(target, shard);
     }

@@ -1,4 +1,4 @@
-import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
+import { BODY_LIMIT_TEXT, MAX_JSON_DEPTH } from './body-limits.js';
 
 // The one catalogue of API error codes and their HTTP statuses (Rules API, "Errors").
 
@@ -31,7 +31,7 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   insufficient_scope: 'the key lacks the required scope (named in the message)',
   not_found: 'unknown rule id, runtime package, key id, job, run or route, or an absent encoded file or compiled graph',
   key_id_conflict: 'a key with this id already exists',
-  payload_too_large: `the body exceeds ${BODY_LIMIT.toLocaleString('en-US')} bytes`,
+  payload_too_large: `the body exceeds ${BODY_LIMIT_TEXT} bytes`,
   unsupported_program: 'no configured runtime package matches program_id and jurisdiction',
   rate_limited: 'per-key rate limit exceeded; see retry-after and data.retry_after_seconds',
   auth_throttled: 'too many failed authentication attempts from this client',

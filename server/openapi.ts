@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BODY_LIMIT, MAX_JSON_DEPTH } from './body-limits.js';
+import { BODY_LIMIT_TEXT, MAX_JSON_DEPTH } from './body-limits.js';
 import { DEFAULT_CONNECTION_LIMITS } from './config.js';
 import { PROGRAM_ID_PATTERN } from '../compiler/4-package/program-id.js';
 import { API_VERSION } from './envelope.js';
@@ -33,7 +33,7 @@ calculate:run, admin:parity, admin:analytics, admin:keys, compat:external; \`*\`
 Decisions where the specification is open: GET /v1/admin/audit and GET/POST /v1/admin/kill need
 \`admin:keys\`; validation runs and the migration ledger need \`admin:analytics\`.
 
-**Limits.** Bodies up to ${BODY_LIMIT.toLocaleString('en-US')} bytes (413 \`payload_too_large\`), with arrays and
+**Limits.** Bodies up to ${BODY_LIMIT_TEXT} bytes (413 \`payload_too_large\`), with arrays and
 objects nested at most ${MAX_JSON_DEPTH} levels deep, the outermost counting as one (400 \`invalid_request\` naming the limit,
 checked before anything else reads the body; the migration endpoint answers it in its own error shape). Per-key fixed-window rate limit,
 default 120 requests per 60 s (trial keys 30 per 60 s; per-key overrides at issuance), shared through

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildInto, rebuildOnChange } from '../../compiler/build-into.js';
@@ -12,7 +13,7 @@ import { type CacheReport, type CacheWarning, ParseCache } from '../../compiler/
 import { addCacheOptions, type CacheOptions, cacheDir } from '../parse-cache-options.js';
 import { recordStamp, stampFile, upToDate } from '../../compiler/compile-stamp.js';
 import { ensureWritableFolder, isOsError, osReason } from '../os-errors.js';
-import { defaultProgramsDirs } from '../../compiler/2-resolve/corpus-layout.js';
+import { defaultProgramsDirs, pathsWithoutSpecs } from '../../compiler/2-resolve/corpus-layout.js';
 import { defaultRoots } from '../default-roots.js';
 import { untilStopSignal } from '../stop-signal.js';
 
@@ -53,9 +54,17 @@ export function registerCompile(program: Command): void {
     const closureOnly = Boolean(options.programs?.length);
     const cache = cacheDir(options);
     const workspace = new Workspace(roots, programsDirs, { closureOnly, parseCache: cache ? new ParseCache(path.join(cache, 'parse')) : undefined });
+    // a named path with nothing to compile is a mistake (a typo, the wrong folder), not an empty success
+    const barren = closureOnly ? pathsWithoutSpecs(workspace.layout(), programsDirs) : [];
+    if (barren.length) throw new UsageError(`${barren.map((p) => `--programs ${p}`).join(', ')}: no program spec (a \`.yaml\` file with \`program:\`, \`outputs:\` and \`scope:\`, as in <jurisdiction>/<program>/<period>.yaml)`);
     let first = true;
-    const once = () => {
-      const manifest = compileOnce(workspace, out, options, first);
+    const once = async () => {
+      const started = performance.now();
+      // a whole-tree build reads every module: parsed on every core first
+      const progress = new ProgressLine();
+      if (first) await workspace.preparse(availableParallelism() - 1, (done, total) => options.json || progress.update(`compiling: parsing ${done}/${total}`));
+      progress.clear();
+      const manifest = compileOnce(workspace, out, options, first, started);
       first = false;
       return manifest;
     };
@@ -69,7 +78,7 @@ export function registerCompile(program: Command): void {
         process.exitCode = unchanged.failures.length ? EXIT_FAILURES : EXIT_OK;
         return;
       }
-      const manifest = once();
+      const manifest = await once();
       if (stamp) {
         try {
           recordStamp(stamp.file, stamp.inputs, out);
@@ -86,20 +95,21 @@ export function registerCompile(program: Command): void {
     const stopped = untilStopSignal();
     const watcher = rebuildOnChange(
       workspace,
-      () => (last = once()),
+      () => (last = compileOnce(workspace, out, options, false, performance.now())),
       (err) => process.stderr.write(`rules: rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`),
     );
     await watcher.ready;
-    last = once();
+    last = await once();
     await stopped;
     await watcher.close();
     process.exitCode = last && last.failures.length ? EXIT_FAILURES : EXIT_OK;
   });
 }
 
-function compileOnce(workspace: Workspace, out: string, options: CompileOptions, fullSweep: boolean): Manifest {
+function compileOnce(workspace: Workspace, out: string, options: CompileOptions, fullSweep: boolean, started: number): Manifest {
   const progress = new ProgressLine();
   const manifest = buildInto(workspace, out, {
+    started,
     fullSweep,
     rebuilds: options.watch,
     onProgress: (phase, done, total) => {

@@ -425,3 +425,30 @@ function readVersions(raw: Obj, rule: RuleDecl, fail: Fail): void {
     rule.versions.push(version);
   }
 }
+
+/**
+ * The targets a module's text imports, read without parsing it: the entries of its top-level
+ * `imports:` list, in block or flow style. A hint for parsing modules ahead (what a module really
+ * imports is what its parse says): an entry it misses is parsed when the build reaches it.
+ */
+export function importHints(text: string): string[] {
+  const head = /^imports:[ \t]*(\[[^\]\n]*\])?[ \t]*(?:#.*)?$/m.exec(text);
+  if (!head) return [];
+  const entries: string[] = [];
+  if (head[1]) entries.push(...head[1].slice(1, -1).split(','));
+  else {
+    // the block list's items, up to the next line that is neither an item, a blank nor a comment
+    for (let at = text.indexOf('\n', head.index) + 1; at > 0 && at < text.length; ) {
+      const end = text.indexOf('\n', at);
+      const line = text.slice(at, end < 0 ? text.length : end);
+      const item = /^[ \t]*-[ \t]+(.+)$/.exec(line);
+      if (item) entries.push(item[1]);
+      else if (line.trim() !== '' && !line.trimStart().startsWith('#')) break;
+      at = end + 1;
+    }
+  }
+  // a quoted entry ends at its quote, a plain one at a comment; either may name a rule after `#`
+  const target = (entry: string) => (/^\s*(['"])(.*?)\1/.exec(entry)?.[2] ?? entry).split('#')[0].trim();
+  return entries.map(target).filter((t) => t.includes(':'));
+}
+

@@ -51,6 +51,8 @@ function parserFingerprint(): string {
 
 export const contentHash = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+const entryKey = (kind: string, file: string, hash: string): string => createHash('sha256').update(`${parserFingerprint()}\n${kind}\n${file}\n${hash}`).digest('hex');
+
 export interface CacheReport {
   stats: CacheStats;
   warnings: CacheWarning[];
@@ -105,16 +107,24 @@ export class ParseCache {
    * holding errors are not: their class does not survive a structured clone).
    */
   parsed<T>(kind: string, file: string, hash: string, parse: () => T, keep: (value: T) => boolean = () => true): T {
-    const key = createHash('sha256').update(`${parserFingerprint()}\n${kind}\n${file}\n${hash}`).digest('hex');
-    const cached = this.read(key);
-    if (cached !== undefined) {
-      this.stats.hits++;
-      return cached as T;
-    }
-    this.stats.misses++;
+    const cached = this.lookup(kind, file, hash);
+    if (cached !== undefined) return cached as T;
     const value = parse();
-    if (keep(value)) this.write(key, value);
+    if (keep(value)) this.store(kind, file, hash, value);
     return value;
+  }
+
+  /** The entry for exactly this content, path and kind, if the cache has one (counted as a hit or a miss). */
+  lookup(kind: string, file: string, hash: string): unknown {
+    const cached = this.read(entryKey(kind, file, hash));
+    if (cached !== undefined) this.stats.hits++;
+    else this.stats.misses++;
+    return cached;
+  }
+
+  /** Store a value parsed elsewhere (another thread) for this content, path and kind. */
+  store(kind: string, file: string, hash: string, value: unknown): void {
+    this.write(entryKey(kind, file, hash), value);
   }
 
   private read(key: string): unknown {

@@ -16,8 +16,9 @@ export interface LayoutWarning {
 
 export interface SpecFile {
   file: string;
-  /** The jurisdiction its folder places it in; its `program:` must agree. */
-  jurisdiction: string;
+  /** The jurisdiction its folder places it in; its `program:` must agree. None for a spec of a
+   *  folder named with --programs that is in no jurisdiction folder: its own `program:` places it. */
+  jurisdiction?: string;
 }
 
 export interface CorpusLayout {
@@ -59,14 +60,17 @@ function programsBase(dir: string): string {
 const skippedInto = (out: CorpusLayout) => (file: string, reason: string) => void out.warnings.push({ path: file, reason });
 
 /** Program specs under a programs folder of the first layout: `<dir>/<jurisdiction>/…/<period>.yaml`;
- *  `dir` may also be a folder within one, or a single spec file. */
-function scanProgramsDir(dir: string, out: CorpusLayout): void {
+ *  `dir` may also be a folder within one, or a single spec file. A folder named with --programs
+ *  (`named`) may hold specs anywhere else too (a copy of one program's folder, say): a spec in no
+ *  jurisdiction folder of it is placed by its own `program:`. */
+function scanProgramsDir(dir: string, out: CorpusLayout, named: boolean): void {
   const base = programsBase(dir);
   for (const file of statSync(dir).isFile() ? [dir] : walkFiles(dir, isYaml, skippedInto(out))) {
-    const rel = path.relative(base, file).split(path.sep);
+    const rel = (path.relative(base, file) || path.basename(file)).split(path.sep);
     if (!isModuleFile(rel[rel.length - 1])) out.warnings.push({ path: file, reason: unread(rel[rel.length - 1]) });
-    else if (rel.length < 2 || !isJurisdiction(rel[0])) out.warnings.push({ path: file, reason: `program spec cannot be placed: it is not in a jurisdiction folder of ${dir} (<jurisdiction>/<program>/<period>.yaml)` });
-    else out.specs.push({ file, jurisdiction: rel[0] });
+    else if (rel.length >= 2 && isJurisdiction(rel[0])) out.specs.push({ file, jurisdiction: rel[0] });
+    else if (named) out.specs.push({ file });
+    else out.warnings.push({ path: file, reason: `program spec cannot be placed: it is not in a jurisdiction folder of ${dir} (<jurisdiction>/<program>/<period>.yaml)` });
   }
 }
 
@@ -91,8 +95,8 @@ export const defaultProgramsDirs = (roots: string[]): string[] => roots.map((r) 
 
 /**
  * Every module, test and program spec under the roots, and a warning for what is not read.
- * `programsDirs` are the folders of the first spec layout (default `<root>/programs`), or folders
- * and spec files within one. `specsOnly` reads the program specs alone (of both layouts), not the
+ * `programsDirs` are the folders of the first spec layout (default `<root>/programs`), folders
+ * and spec files within one, or any folder of specs named with --programs. `specsOnly` reads the program specs alone (of both layouts), not the
  * modules and tests: what compiling only some programs needs.
  */
 export function scanCorpus(roots: string[], programsDirs: string[], { specsOnly = false } = {}): CorpusLayout {
@@ -120,7 +124,12 @@ export function scanCorpus(roots: string[], programsDirs: string[], { specsOnly 
     }
   }
   const inJurisdiction = (dir: string) => roots.some((r) => fileRole([...path.relative(path.resolve(r), dir).split(path.sep), 'x.yaml']) === 'spec');
+  const defaults = new Set(defaultProgramsDirs(roots.map((r) => path.resolve(r))));
   // a programs folder inside a jurisdiction is the second layout, already scanned with its root
-  for (const dir of programs) if (existsSync(dir) && !inJurisdiction(dir)) scanProgramsDir(dir, out);
+  for (const dir of programs) if (existsSync(dir) && !inJurisdiction(dir)) scanProgramsDir(dir, out, !defaults.has(dir));
   return out;
 }
+
+/** The paths among `programsDirs` under which the layout found no program spec. */
+export const pathsWithoutSpecs = (layout: CorpusLayout, programsDirs: string[]): string[] =>
+  programsDirs.filter((dir) => !layout.specs.some((s) => isInside(s.file, path.resolve(dir))));

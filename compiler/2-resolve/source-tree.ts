@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
-import { parseModuleText, type ParsedModule } from '../1-parse/module.js';
+import { importHints, parseModuleText, type ParsedModule } from '../1-parse/module.js';
 import { contentHash, type ParseCache } from '../1-parse/parse-cache.js';
 import { isJurisdiction } from '../names.js';
 
@@ -13,6 +15,26 @@ export function splitTarget(target: string): { jurisdiction: string; path: strin
   if (colon <= 0) return undefined;
   return { jurisdiction: target.slice(0, colon), path: target.slice(colon + 1) };
 }
+
+/** A module file a parse worker is given. */
+export interface ParseJob {
+  target: string;
+  file: string;
+}
+
+/** What a parse worker sends back per file: the module, or none when it has errors. */
+export interface ParseResult extends ParseJob {
+  module: ParsedModule | null;
+}
+
+const PARSE_WORKER = new URL('./parse-worker.js', import.meta.url);
+const PARSE_WORKER_BUILT = existsSync(fileURLToPath(PARSE_WORKER));
+
+/** The bytes of YAML that make a parse worker worth starting. On a quiet machine a worker pays
+ *  for its start (loading the parser) from a fraction of this; on a loaded one, where no core is
+ *  idle, threads only add their own work, and starting a worker for one program's closure (1 MB
+ *  of YAML) made its compile a quarter slower at load 6: so a share must be large. */
+const MIN_BYTES_PER_WORKER = 4_000_000;
 
 export class SourceTree {
   readonly roots: string[];
@@ -60,9 +82,7 @@ export class SourceTree {
       if (file) {
         const text = readFileSync(file, 'utf8');
         const hash = contentHash(text);
-        const parse = () => ({ ...parseModuleText(text, file, target, this.options), hash });
-        const kind = this.options.lines ? `module with lines ${target}` : `module ${target}`;
-        mod = this.cache ? this.cache.parsed(kind, file, hash, parse, (m) => m.errors.length === 0) : parse();
+        mod = (this.cache?.lookup(this.cacheKind(target), file, hash) as ParsedModule | undefined) ?? this.parseText(target, file, text, hash);
       } else mod = null;
       this.modules.set(target, mod);
     }
@@ -72,6 +92,102 @@ export class SourceTree {
   /** Every module read so far. */
   parsed(): ParsedModule[] {
     return [...this.modules.values()].filter((m): m is ParsedModule => m !== null);
+  }
+
+  /** Parse a module's text, and keep it in the parse cache unless it has errors (their class does not survive the cache). */
+  private parseText(target: string, file: string, text: string, hash = contentHash(text)): ParsedModule {
+    const mod = { ...parseModuleText(text, file, target, this.options), hash };
+    if (mod.errors.length === 0) this.cache?.store(this.cacheKind(target), file, hash, mod);
+    return mod;
+  }
+
+  /** A module read with its declarations' source lines is cached apart from one read without. */
+  private cacheKind(target: string): string {
+    return this.options.lines ? `module with lines ${target}` : `module ${target}`;
+  }
+
+  /** The targets `roots` reach through their imports as their texts list them (importHints),
+   *  without parsing them: what a build of those roots will parse, known ahead. */
+  hintedClosure(roots: string[]): string[] {
+    const seen = new Set<string>();
+    const queue = [...roots];
+    for (let target = queue.pop(); target !== undefined; target = queue.pop()) {
+      if (seen.has(target)) continue;
+      seen.add(target);
+      const parsed = this.modules.get(target);
+      if (parsed) queue.push(...parsed.imports.map((i) => i.target));
+      else {
+        const file = parsed === null ? undefined : this.fileFor(target);
+        if (file) queue.push(...importHints(readFileSync(file, 'utf8')));
+      }
+    }
+    return [...seen];
+  }
+
+  /**
+   * Parse the modules of `targets` not parsed yet (and not in the parse cache) on `workers` worker
+   * threads besides this one, each taking an equal share of the bytes, so that module() finds
+   * them parsed: for a build that reads every module anyway. A module with errors is parsed again
+   * here (the class of its errors does not survive the trip between threads).
+   */
+  async preload(targets: string[], workers: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+    if (this.options.lines) return; // the workers read modules without their lines: module() reads these here
+    const pending: { target: string; file: string; bytes: number; text?: string; hash?: string }[] = [];
+    for (const target of targets) {
+      const file = this.modules.has(target) ? undefined : this.fileFor(target);
+      if (!file) continue;
+      if (!this.cache) {
+        pending.push({ target, file, bytes: statSync(file).size });
+        continue;
+      }
+      const text = readFileSync(file, 'utf8');
+      const hash = contentHash(text);
+      const cached = this.cache.lookup(this.cacheKind(target), file, hash) as ParsedModule | undefined;
+      if (cached) this.modules.set(target, cached);
+      else pending.push({ target, file, bytes: text.length, text, hash });
+    }
+    // a worker is worth its start (loading the parser) for some YAML; from the TypeScript
+    // sources (tests) there is no compiled worker to start, and this thread parses it all
+    const threads = PARSE_WORKER_BUILT ? 1 + Math.min(workers, Math.floor(pending.reduce((n, p) => n + p.bytes, 0) / MIN_BYTES_PER_WORKER)) : 1;
+    const shares: (typeof pending)[] = Array.from({ length: threads }, () => []);
+    const loads = new Array<number>(threads).fill(0);
+    for (const p of [...pending].sort((a, b) => b.bytes - a.bytes)) {
+      const least = loads.indexOf(Math.min(...loads));
+      shares[least].push(p);
+      loads[least] += p.bytes;
+    }
+    let done = 0;
+    const parsedElsewhere = shares.slice(1).map(
+      (share) =>
+        new Promise<void>((resolve, reject) => {
+          const worker = new Worker(PARSE_WORKER, { workerData: share.map(({ target, file }) => ({ target, file })) satisfies ParseJob[] });
+          let received = 0;
+          worker.on('message', (batch: ParseResult[]) => {
+            for (const { target, file, module } of batch) {
+              if (module) {
+                this.modules.set(target, module);
+                this.cache?.store(this.cacheKind(target), file, module.hash!, module);
+              } else this.modules.set(target, this.parseText(target, file, readFileSync(file, 'utf8')));
+              onProgress?.(++done, pending.length);
+            }
+            if ((received += batch.length) === share.length) resolve();
+          });
+          worker.once('error', reject);
+          worker.once('exit', (code) => received < share.length && reject(new Error(`a parse worker stopped (exit code ${code}) with ${share.length - received} of its ${share.length} modules unparsed`)));
+        }),
+    );
+    let yielded = performance.now();
+    for (const { target, file, text, hash } of shares[0]) {
+      this.modules.set(target, this.parseText(target, file, text ?? readFileSync(file, 'utf8'), hash));
+      onProgress?.(++done, pending.length);
+      // take the workers' modules as they come: left waiting, they would sit in the message
+      // queue as bytes while the workers' heaps still hold them
+      if (threads > 1 && performance.now() - yielded > 20) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yielded = performance.now();
+      }
+    }
+    await Promise.all(parsedElsewhere);
   }
 
   /** Forget a cached module (after its file changed). */

@@ -10,11 +10,20 @@ import { isSizeInput, kindDefault, valueKind } from '../dtypes.js';
 // inferred from how formulas use the input. Inputs without a default must be supplied.
 
 export function declaredInput(program: Program, slot: string): DeclaredInput | undefined {
-  for (const mod of program.modules) {
-    const d = mod.declaredInputs.get(slot);
-    if (d) return d;
+  return declarations(program).get(slot);
+}
+
+/** Every input a program's modules declare, the first module's declaration of each: gathered
+ *  once per program (a package asks for each of its inputs, some once per member). */
+const declared = new WeakMap<Program, Map<string, DeclaredInput>>();
+function declarations(program: Program): Map<string, DeclaredInput> {
+  let all = declared.get(program);
+  if (!all) {
+    all = new Map();
+    for (const mod of program.modules) for (const [slot, d] of mod.declaredInputs) if (!all.has(slot)) all.set(slot, d);
+    declared.set(program, all);
   }
-  return undefined;
+  return all;
 }
 
 function inferDtype(info: InputInfo | undefined): string {

@@ -42,8 +42,8 @@ export interface ProgramSpec {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === 'string' || typeof x === 'number').map(String) : []);
 
-/** The spec in `file`, placed in `folderJurisdiction` by the folder it is in. */
-export function readProgramSpec(file: string, folderJurisdiction: string): ProgramSpec {
+/** The spec in `file`, placed in `folderJurisdiction` by the folder it is in (none: by its own `program:`). */
+export function readProgramSpec(file: string, folderJurisdiction?: string): ProgramSpec {
   const doc = loadModuleYaml(readFileSync(file, 'utf8'), file);
   const fail = (message: string, path: (string | number)[] = []): never => {
     throw new RuleSpecError('invalid_module', message, { location: { file, path } });
@@ -54,7 +54,7 @@ export function readProgramSpec(file: string, folderJurisdiction: string): Progr
   const slash = program.indexOf('/');
   if (slash <= 0 || slash === program.length - 1) fail(`\`program: ${program}\` must be <jurisdiction>/<program>, e.g. us-co/snap`, ['program']);
   const jurisdiction = program.slice(0, slash);
-  if (jurisdiction !== folderJurisdiction) fail(`\`program: ${program}\` names the jurisdiction ${jurisdiction}, but the spec is in the folder of ${folderJurisdiction}`, ['program']);
+  if (folderJurisdiction !== undefined && jurisdiction !== folderJurisdiction) fail(`\`program: ${program}\` names the jurisdiction ${jurisdiction}, but the spec is in the folder of ${folderJurisdiction}`, ['program']);
   const rawPeriod = String(spec.period ?? '');
   const period = /^\d{4}$/.test(rawPeriod) ? `${rawPeriod}-01` : rawPeriod;
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) fail(`\`period\` must be YYYY-MM (or YYYY), got ${JSON.stringify(spec.period)}`, ['period']);

@@ -1,4 +1,4 @@
-import type { BuildFailure, BuiltPackage } from '../build.js';
+import type { BuildFailure, PackageOutline } from '../build.js';
 import type { IndexedRule, ProgramSummary } from './rule-index.js';
 
 // The program list: every (jurisdiction, program) that has indexed rules or a package.
@@ -6,7 +6,7 @@ import type { IndexedRule, ProgramSummary } from './rule-index.js';
 //   partial   — a package exists, but some outputs are acknowledged incomplete or it has notes
 //   planned   — rules are indexed (or a spec exists) but nothing executes yet
 
-export function buildProgramList(rules: IndexedRule[], packages: BuiltPackage[], failures: BuildFailure[]): ProgramSummary[] {
+export function buildProgramList(rules: IndexedRule[], packages: PackageOutline[], failures: BuildFailure[]): ProgramSummary[] {
   const programs = new Map<string, ProgramSummary>();
   const key = (jurisdiction: string, id: string) => `${jurisdiction}\u0000${id}`;
   const counts = new Map<string, number>();

@@ -3,7 +3,7 @@ import { referencedNames } from '../1-parse/formula/ast.js';
 import type { ParsedModule, RuleDecl } from '../1-parse/module.js';
 import { splitTarget } from '../2-resolve/source-tree.js';
 import type { RootProvenance } from './provenance.js';
-import { closureSymbols, declaredId } from './closure-names.js';
+import { declaredId, resolveInClosure } from './closure-names.js';
 import { deriveProgramId } from './program-id.js';
 
 // The rule index: one RuleDetail per rule of a module, with its source references and
@@ -77,12 +77,13 @@ export function citationPathOf(id: string): string {
   return fragment ? `${base}/${fragment}` : base;
 }
 
-export function buildRuleIndex(
-  modules: ParsedModule[],
+/** The rule index of one module at a time (its rules, their sources and dependencies), for the
+ *  program membership of these packages: what is shared between modules is worked out once. */
+export function ruleIndexer(
   closureOf: (mod: ParsedModule) => ParsedModule[],
   packages: PackageMembership[],
   provenanceOf: (file: string) => RootProvenance & { relative: string },
-): IndexedRule[] {
+): (mod: ParsedModule) => IndexedRule[] {
   const programOfModule = new Map<string, string>();
   for (const p of [...packages].sort((a, b) => (a.programId < b.programId ? -1 : 1))) {
     for (const m of p.modules) if (!programOfModule.has(m) && splitTarget(m)?.jurisdiction === p.jurisdiction) programOfModule.set(m, p.programId);
@@ -99,17 +100,18 @@ export function buildRuleIndex(
     return word ? deriveProgramId(jurisdiction, word) : 'general';
   };
 
-  const indexed: IndexedRule[] = [];
-  const byId = new Map<string, IndexedRule>();
-  for (const mod of modules) {
+  return (mod) => {
+    const indexed: IndexedRule[] = [];
+    const byId = new Map<string, IndexedRule>();
     const jurisdiction = splitTarget(mod.target)?.jurisdiction ?? '';
     const root = splitTarget(mod.target)?.path.split('/')[0] ?? '';
     const prov = provenanceOf(mod.file);
-    const names = closureSymbols(closureOf(mod));
+    const refsOf = new Map(mod.rules.map((rule) => [rule, referencesOf(rule)]));
+    const names = resolveInClosure(closureOf(mod), new Set([...refsOf.values()].flatMap((refs) => [...refs])));
     const add = (rule: RuleDecl | undefined, name: string, status: RuleDetail['status'], summaryText: string) => {
       const id = rule ? declaredId(mod, rule) : `${mod.target}#${name}`;
       if (byId.has(id)) return;
-      const refs = rule ? referencesOf(rule) : new Set<string>();
+      const refs = (rule && refsOf.get(rule)) ?? new Set<string>();
       const dependencies = [...refs].map((n) => names.get(n)?.id).filter((d): d is string => !!d && d !== id);
       const sources = sourcesOf(id, mod, rule, prov.relative);
       const detail: RuleDetail = {
@@ -137,8 +139,8 @@ export function buildRuleIndex(
       add(rule, rule.name, status, summaryOf(mod, rule));
     }
     for (const name of deferredOutputs(mod)) add(undefined, name, 'planned', `Planned: not yet encoded in ${mod.target}.${mod.meta.summary ? ` ${firstSentence(mod.meta.summary)}` : ''}`);
-  }
-  return indexed;
+    return indexed;
+  };
 }
 
 export function referencesOf(rule: RuleDecl): Set<string> {

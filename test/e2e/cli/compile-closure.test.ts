@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -40,5 +40,32 @@ describe('rules compile of some programs', () => {
     const whole = JSON.parse((await compile([], out())).stdout) as Summary;
     expect(whole.packages).toHaveLength(4);
     expect(whole.warnings).toEqual([]);
+  });
+
+  it('a folder of program specs outside the programs folder (a copy of one program\'s folder) compiles them, placed by their `program:`', async () => {
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), 'rules-closure-')), 'us-co', 'snapcomp');
+    cpSync(path.join(RULESPEC, 'programs/us-co/snap'), copy, { recursive: true });
+    const res = await compile(['--programs', copy], out());
+    expect(res.exitCode, res.stderr).toBe(0);
+    const summary = JSON.parse(res.stdout) as Summary;
+    expect(summary.packages.map((p) => `${p.jurisdiction}/${p.program_id}`)).toEqual(['us-co/co-snap']);
+    expect(summary.failures).toEqual([]);
+    // and a lone spec file anywhere, as well
+    const lone = path.join(mkdtempSync(path.join(tmpdir(), 'rules-closure-')), 'mine.yaml');
+    cpSync(path.join(RULESPEC, 'programs/us/snap/fy-2026.yaml'), lone);
+    expect(JSON.parse((await compile(['--programs', lone], out())).stdout).packages.map((p: { program_id: string }) => p.program_id)).toEqual(['snap']);
+  });
+
+  it('a --programs path that yields no program spec is a usage error naming it', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'rules-closure-'));
+    const stray = path.join(mkdtempSync(path.join(tmpdir(), 'rules-closure-')), 'us-co');
+    mkdirSync(stray);
+    writeFileSync(path.join(stray, 'snap.yml'), 'program: us-co/snap\n');
+    for (const dir of [empty, stray]) {
+      const res = await compile(['--programs', dir, '--programs', path.join(RULESPEC, 'programs/us')], out());
+      expect(res.exitCode).toBe(2);
+      expect(res.stderr).toBe(`rules: --programs ${dir}: no program spec (a \`.yaml\` file with \`program:\`, \`outputs:\` and \`scope:\`, as in <jurisdiction>/<program>/<period>.yaml)`);
+      expect(res.stdout).toBe('');
+    }
   });
 });

@@ -207,12 +207,13 @@ describe('rules compile on a corpus with both program layouts', () => {
 
   it('a programs folder left out by --programs is reported, not skipped in silence', async () => {
     const only = path.join(root, '..', 'other-programs');
-    mkdirSync(only, { recursive: true });
+    mkdirSync(path.join(only, 'uk/allowance'), { recursive: true });
+    writeFileSync(path.join(only, 'uk/allowance/2026-04.yaml'), spec('uk/allowance', 'legislation/allowance', 'allowance'));
     const res = await run(['compile', '--root', root, '--programs', only, '--out', path.join(root, '..', 'out-only'), '--json']);
-    const { warnings, packages } = JSON.parse(res.stdout) as { warnings: Warning[]; packages: { jurisdiction: string }[] };
+    const { warnings, packages } = JSON.parse(res.stdout) as { warnings: Warning[]; packages: { jurisdiction: string; program_id: string }[] };
     expect(warnings.find((w) => w.path === path.join(root, 'programs'))?.reason).toMatch(/not read: --programs names/);
     // the second layout is part of the root, read whatever --programs says
-    expect(packages.map((p) => p.jurisdiction)).toEqual([LONG]);
+    expect(packages.map((p) => `${p.jurisdiction}/${p.program_id}`).sort()).toEqual([`${LONG}/bath-and-north-east-somerset-council-tax-reduction`, 'uk/allowance']);
   });
 });
 

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { type Manifest, referencedFiles } from '../../../compiler/5-emit/manifest.js';
 import { serve } from '../../support/daemon.js';
 import { CLI, CORPUS, HAVE_CORPUS } from '../../support/paths.js';
 
@@ -65,6 +67,11 @@ describe('shared RuleSpec corpus compile', () => {
       expect(summary.packages.length).toBeGreaterThanOrEqual(131);
       expect(summary.modules).toBeGreaterThan(3800);
       expect(res.exitCode).toBe(0);
+
+      // every file the manifest names is there, named by the hash of its bytes (most of them
+      // written by the compile's writing thread: none lost, cut short or given another's name)
+      const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as Manifest;
+      for (const file of referencedFiles(manifest)) expect(file).toContain(`${createHash('sha256').update(readFileSync(path.join(out, file))).digest('hex').slice(0, 16)}.`);
 
       // every program id is a URL slug, unique within its jurisdiction (issue 11)
       const ids = summary.packages.map((p) => `${p.jurisdiction}/${p.program_id}`);

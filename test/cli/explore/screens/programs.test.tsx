@@ -6,7 +6,8 @@ const compiled = bundledForTests();
 describe('Programs and Package screens', () => {
   it('lists every runtime package with its status, inputs and outputs', async () => {
     const ui = explore(compiled.catalog);
-    const frame = await ui.until('Runtime packages');
+    // the list and its footer (a frame may show the one before the other)
+    const frame = await ui.until((f) => f.includes('Runtime packages') && f.includes('↑↓/jk move'));
     for (const p of compiled.catalog.packages) {
       expect(frame).toMatch(new RegExp(`${p.jurisdiction}/${p.program_id}\\s+available\\s+${p.input_count} inputs\\s+${p.output_count} outputs`));
     }
@@ -21,7 +22,7 @@ describe('Programs and Package screens', () => {
     await ui.press('jj');
     await ui.until((f) => selectedLine(f).includes('us-co/co-snap'));
     await ui.press(KEY.enter);
-    const frame = await ui.until('Programs › us-co/co-snap');
+    const frame = await ui.until((f) => f.includes('Programs › us-co/co-snap') && f.includes('tab pane ·'));
     expect(frame).toContain('SNAP (US-CO)');
     expect(frame).toContain('Outputs (6)');
     expect(frame).toContain('co_snap_monthly_benefit');

@@ -37,8 +37,8 @@ describe('Rule screen', () => {
     const { rule } = compiled.catalog.rule('us:statutes/7/2017/a#snap_allotment')!;
     const target = compiled.catalog.rule(rule.dependencies[1])!.rule;
     await ui.press(KEY.down, KEY.enter);
-    const frame = await ui.until(`› snap_allotment › ${target.name}`);
-    expect(frame).toContain(target.id);
+    // the breadcrumb comes with `loading…`, then the rule
+    const frame = await ui.until((f) => f.includes(`› snap_allotment › ${target.name}`) && f.includes(target.id));
     expect(frame).toMatch(count('Dependents', target.dependents.length));
     await ui.press(KEY.backspace);
     await ui.until((f) => f.includes('Citation: 7 USC 2017(a)') && !f.includes(`› ${target.name}`));
