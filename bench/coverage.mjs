@@ -55,7 +55,7 @@ const report = {
   benchmark: 'coverage',
   recorded_at: new Date().toISOString(),
   machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average: { before: loadBefore, after: load() } },
-  corpus: path.relative(project, corpus) || '.',
+  corpus: path.basename(corpus),
   selection: process.env.BENCH_SELECTION ?? null,
   repeats,
   cases: { files: summary.files, cases: summary.cases, passed: summary.passed },

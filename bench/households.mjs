@@ -123,12 +123,29 @@ export function varyCaseValue(key, v, rand) {
   return Math.round(rand() * 300000) / 100;
 }
 
-const varyRow = (row, rand) => Object.fromEntries(Object.entries(row).map(([k, x]) => [k, varyCaseValue(k, x, rand)]));
+/** An input's name without the module of its legal id: one input, whichever module's id a case uses. */
+const bareName = (key) => key.slice(key.lastIndexOf('.') + 1);
+
+/** Values of one object varied, one input one value: the same input given under two legal ids
+ *  (as cases do when two modules read it) gets the same varied value, as a household must give it. */
+function varyObject(entries, rand) {
+  const chosen = new Map();
+  return Object.fromEntries(
+    entries.map(([k, x]) => {
+      const key = `${bareName(k)}\u0000${JSON.stringify(x)}`;
+      if (!chosen.has(key)) chosen.set(key, varyCaseValue(k, x, rand));
+      return [k, chosen.get(key)];
+    }),
+  );
+}
+
+const varyRow = (row, rand) => varyObject(Object.entries(row), rand);
 
 /** A companion case with every number of its input varied (relation rows too). */
 export function variedCase(c, rand) {
-  const input = {};
-  for (const [key, v] of Object.entries(c.input ?? {})) input[key] = Array.isArray(v) ? v.map((row) => varyRow(row, rand)) : varyCaseValue(key, v, rand);
+  const entries = Object.entries(c.input ?? {});
+  const input = varyObject(entries.filter(([, v]) => !Array.isArray(v)), rand);
+  for (const [key, v] of entries) if (Array.isArray(v)) input[key] = v.map((row) => varyRow(row, rand));
   return { ...c, input };
 }
 

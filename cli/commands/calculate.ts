@@ -11,7 +11,7 @@ import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { collect } from '../options.js';
 import { isOsError, osReason, requireFile, requireFolder } from '../os-errors.js';
 import { painter } from '../output.js';
-import { assumptionLines, explanationLines } from '../calculate/explanation-lines.js';
+import { assumptionLines, explanationLines } from '../explanation-lines.js';
 
 // `rules calculate <jurisdiction>/<program_id>`: households through a program without a daemon.
 // One household (--household, default the package's sample) prints a table of outputs with the

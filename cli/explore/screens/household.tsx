@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import type { TraceEntry } from '../../../compiler/runtime/calculate.js';
 import { type GraphIndex, indexGraph, treeLines } from '../dependency-tree.js';
 import { graphOf } from '../graph-lookup.js';
-import { explanationLines } from '../../calculate/explanation-lines.js';
+import { explanationLines } from '../../explanation-lines.js';
 import { fieldKey, type FormField, formatValue, formRequest, type HouseholdForm, nextValue, parseTyped, sampleForm, stepOf, withValue } from '../household-form.js';
 import type { CalculateResponse } from '../source.js';
 import { ListPane, Panes, moved, Pending, T, useExplorer, useKeyInput, useKeys, useLoad } from '../ui.js';

@@ -77,7 +77,8 @@ describe(`every JSON body: arrays and objects nested at most ${LIMIT} levels dee
 
   test('a calculation answered within the limit carries the ignored field as a warning, never silently', async () => {
     const res = await post('/v1/calculate', nestedTo(CALCULATION, LIMIT));
-    expect(res.json.data.warnings).toEqual([expect.stringMatching(/^household\.notes: not a household convention/)]);
+    // besides what the answer assumed (the household gives few facts) and its period
+    expect(res.json.data.warnings).toContainEqual(expect.stringMatching(/^household\.notes: not a household convention/));
   });
 
   test('the limit is in the OpenAPI description and the error catalogue', async () => {
@@ -118,7 +119,7 @@ describe(`households: at most ${BOUND} people`, () => {
   test('a size that disagrees with the people listed is still used with a warning', async () => {
     const res = await post('/v1/calculate', calculation({ facts: { household_size: 3 }, people: people(2) }));
     expect(res.status).toBe(200);
-    expect(res.json.data.warnings).toEqual(['household.facts.household_size is 3, but 2 people are listed; the calculation uses 3']);
+    expect(res.json.data.warnings).toContain('household.facts.household_size is 3, but 2 people are listed; the calculation uses 3');
   });
 
   test('in a batch the entry fails with invalid_household; in the migration endpoint it is a 400', async () => {

@@ -1,5 +1,5 @@
-import type { Assumption } from '../../compiler/runtime/calculate.js';
-import type { Explanation, ExplanationNode, Figure } from '../../compiler/runtime/explain/explanation.js';
+import type { Assumption } from '../compiler/runtime/calculate.js';
+import type { Explanation, ExplanationNode, Figure } from '../compiler/runtime/explain/explanation.js';
 
 // An explanation as lines a person reads top-down: each output, then what it was computed from,
 // one level of indentation per step; a rule shown once in an output's tree is not repeated under
