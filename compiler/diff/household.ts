@@ -5,7 +5,7 @@ import { sameAdapter, sharedRules } from './sharing.js';
 import { CompiledEvaluation } from '../engine/compiled/evaluation.js';
 import { EvaluationError, latestVersion } from '../engine/evaluate.js';
 import { readsOf, type Reads } from '../engine/reads.js';
-import { resolveOutput } from '../runtime/calculate.js';
+import { readOutputs, resolveOutput } from '../runtime/calculate.js';
 import { HouseholdError, type PreparedHousehold, prepareHousehold } from '../runtime/household.js';
 import { Day, Decimal, toJson } from '../values.js';
 
@@ -243,24 +243,9 @@ export class HouseholdComparer {
     }
   }
 
-  /** The requested outputs, as `calculate` reads them (a per-entity rule keyed by entity id). */
+  /** The requested outputs, as `calculate` reads them. */
   private outputs(side: ProgramSide, targets: Target[], prepared: PreparedHousehold, ev: CompiledEvaluation): Record<string, unknown> {
-    const exec = side.exec;
-    const outputs: Record<string, unknown> = {};
-    for (let i = 0; i < targets.length; i++) {
-      const [name, target] = [this.variables[i], targets[i]];
-      if (target.kind === 'rule') {
-        const rule = exec.rules[target.index];
-        const ids = prepared.instancesOf(rule.entity);
-        const values = ids.map((id) => ev.json(ev.rule(target.index, id), rule.judgment));
-        outputs[name] = ids.length === 1 && ids[0] === prepared.mainId ? values[0] : Object.fromEntries(ids.map((id, k) => [id, values[k]]));
-      } else {
-        const param = exec.parameters[target.index];
-        const k = param.indexedBy ? ev.input(param.indexedBy, prepared.mainId) : undefined;
-        outputs[name] = toJson(ev.parameter(target.index, k instanceof Decimal ? k.toNumber() : 0));
-      }
-    }
-    return outputs;
+    return readOutputs(side.exec, prepared, ev, this.variables, targets).outputs;
   }
 
   // ---- root causes ----

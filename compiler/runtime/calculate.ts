@@ -1,4 +1,5 @@
-import { type EngineName, startEvaluation } from '../engine/engine.js';
+import { type EngineEvaluation, type EngineName, startEvaluation } from '../engine/engine.js';
+import type { Executable } from '../3-lower/ir.js';
 import { EvaluationError } from '../engine/evaluate.js';
 import { Day, Decimal, toJson, type Value } from '../values.js';
 import type { CalculateRequest } from '../4-package/package-types.js';
@@ -60,7 +61,7 @@ function describeAssumption(a: Assumption): string {
 /** A requested variable the package does not have: the request itself is wrong. */
 export class OutputError extends Error {}
 
-type Target = { kind: 'rule' | 'param'; index: number };
+export type Target = { kind: 'rule' | 'param'; index: number };
 
 /** What an output name (a rule or parameter name or id, or an output alias) calculates; none when the package has no such output. */
 export function resolveOutput(loaded: LoadedPackage, name: string): Target | undefined {
@@ -111,27 +112,9 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
   const prepared = prepareHousehold(loaded, request.household);
   const record = options.explain ? new QueryRecord() : undefined;
   const evaluation = startEvaluation(options.engine ?? 'compiled', exec, prepared.dataset, prepared.period, { trace: options.trace ?? true, deadline: options.deadline, observer: record });
-  const outputs: Record<string, unknown> = {};
-  const explained: ExplainTarget[] = [];
+  let read: { outputs: Record<string, unknown>; explained: ExplainTarget[] };
   try {
-    targets.forEach((t, i) => {
-      if (t.kind === 'rule') {
-        const rule = exec.rules[t.index];
-        const ids = prepared.instancesOf(rule.entity);
-        const values = ids.map((id) => evaluation.json(evaluation.rule(t.index, id), rule.judgment));
-        outputs[variables[i]] = ids.length === 1 && ids[0] === prepared.mainId ? values[0] : Object.fromEntries(ids.map((id, k) => [id, values[k]]));
-        explained.push({ output: variables[i], kind: 'rule', index: t.index, ids });
-      } else {
-        const param = exec.parameters[t.index];
-        let key = 0;
-        if (param.indexedBy) {
-          const k = evaluation.input(param.indexedBy, prepared.mainId);
-          key = k instanceof Decimal ? k.toNumber() : 0;
-        }
-        outputs[variables[i]] = toJson(evaluation.parameter(t.index, key));
-        explained.push({ output: variables[i], kind: 'param', index: t.index, key });
-      }
-    });
+    read = readOutputs(exec, prepared, evaluation, variables, targets);
   } catch (err) {
     if (!(err instanceof EvaluationError)) throw err;
     const { missingInput, notInEffect } = err.detail;
@@ -156,7 +139,36 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     return { rule_id: rule.id, variable: rule.name, value: evaluation.json(step.result, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
   });
   const warnings = [...prepared.warnings, ...assumptionWarning(assumptions, prepared.mainId), ...coverageWarnings(pkg, prepared.period.start)];
-  return { period: prepared.periodLabel, outputs, trace, warnings, assumptions, ...(record ? { explanation: buildExplanation(loaded, record, prepared, explained) } : {}) };
+  return { period: prepared.periodLabel, outputs: read.outputs, trace, warnings, assumptions, ...(record ? { explanation: buildExplanation(loaded, record, prepared, read.explained) } : {}) };
+}
+
+/**
+ * The requested outputs from an evaluation (`targets` resolved from `variables`): a main-entity
+ * rule's value, a rule of another entity keyed by entity id, a parameter's cell for the
+ * household; and what each output is, for its explanation.
+ */
+export function readOutputs(exec: Executable, prepared: PreparedHousehold, evaluation: Pick<EngineEvaluation, 'rule' | 'json' | 'input' | 'parameter'>, variables: string[], targets: Target[]): { outputs: Record<string, unknown>; explained: ExplainTarget[] } {
+  const outputs: Record<string, unknown> = {};
+  const explained: ExplainTarget[] = [];
+  targets.forEach((t, i) => {
+    if (t.kind === 'rule') {
+      const rule = exec.rules[t.index];
+      const ids = prepared.instancesOf(rule.entity);
+      const values = ids.map((id) => evaluation.json(evaluation.rule(t.index, id), rule.judgment));
+      outputs[variables[i]] = ids.length === 1 && ids[0] === prepared.mainId ? values[0] : Object.fromEntries(ids.map((id, k) => [id, values[k]]));
+      explained.push({ output: variables[i], kind: 'rule', index: t.index, ids });
+    } else {
+      const param = exec.parameters[t.index];
+      let key = 0;
+      if (param.indexedBy) {
+        const k = evaluation.input(param.indexedBy, prepared.mainId);
+        key = k instanceof Decimal ? k.toNumber() : 0;
+      }
+      outputs[variables[i]] = toJson(evaluation.parameter(t.index, key));
+      explained.push({ output: variables[i], kind: 'param', index: t.index, key });
+    }
+  });
+  return { outputs, explained };
 }
 
 /** The period, if the household did not give a valid one, then every input the calculation read at its default (the dataset lists them), in the order first read. */
