@@ -66,10 +66,12 @@ export class LoadedPackage {
     if (!names) return undefined;
     const direct = names.get(key);
     if (direct) return direct;
-    // `<module>#input.<name>` for any module of the program that could read it
+    // `<module>#input.<name>` for any module of the program that could read it (remembered: households name the same few)
     const mark = key.lastIndexOf('#input.');
     if (mark < 0 || !this.modules.has(key.slice(0, mark))) return undefined;
-    return names.get(key.slice(mark + '#input.'.length));
+    const input = names.get(key.slice(mark + '#input.'.length));
+    if (input) names.set(key, input);
+    return input;
   }
 
   /** A relation's runtime id from its id or bare name. */
