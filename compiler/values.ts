@@ -79,9 +79,37 @@ export function valueFromYaml(raw: unknown): Value | undefined {
 export function toJson(v: Value): boolean | string | number {
   if (typeof v === 'boolean' || typeof v === 'string') return v;
   if (v instanceof Day) return v.toString();
+  const fast = shortNumber(v);
+  if (fast !== undefined) return fast;
   if (v.precision() <= 15) return v.toNumber();
   const n = v.toNumber();
   return new Decimal(n).equals(v) ? n : v.toFixed();
+}
+
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i); // exact doubles up to 10^22
+
+/**
+ * A decimal of at most 15 significant digits as the double its text parses to, from decimal.js's
+ * digits (base-10^7 limbs) instead of through its text: value = m × 10^s with m an exact integer,
+ * and one multiplication or division by an exact power of ten rounds correctly, as parsing does.
+ * Undefined when the number is longer or its exponent out of that range (the caller takes the
+ * general way).
+ */
+function shortNumber(d: Decimal): number | undefined {
+  const limbs = d.d as number[] | null;
+  if (!limbs || limbs.length > 3) return undefined;
+  let m = limbs[0];
+  for (let i = 1; i < limbs.length; i++) m = m * 1e7 + limbs[i];
+  if (m > Number.MAX_SAFE_INTEGER) return undefined; // not exact as a double
+  let s = d.e - ((((d.e % 7) + 7) % 7) + 1 + 7 * (limbs.length - 1)) + 1;
+  if (m === 0) return 0;
+  while (m % 10 === 0) {
+    m /= 10;
+    s++;
+  }
+  if (m >= 1e15 || s > 22 || s < -22) return undefined;
+  const n = s >= 0 ? m * POW10[s] : m / POW10[-s];
+  return d.s < 0 ? -n : n;
 }
 
 export function formatValue(v: Value): string {

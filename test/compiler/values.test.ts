@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Day, Decimal, toJson } from '../../compiler/values.js';
 
@@ -17,5 +18,17 @@ describe('toJson', () => {
     const json = toJson(tiny);
     expect(json).toMatch(/^0\.0{300,}24675289763250815$/);
     expect(new Decimal(json as string).equals(tiny)).toBe(true);
+  });
+
+  it('reads a short decimal from its digits as the double its text parses to (the fast way agrees with the slow one)', () => {
+    // the definition: 15 significant digits or fewer, the double of its text; else that double when it holds the decimal exactly
+    const slow = (d: Decimal) => (d.precision() <= 15 ? d.toNumber() : new Decimal(d.toNumber()).equals(d) ? d.toNumber() : d.toFixed());
+    const decimal = fc
+      .tuple(fc.boolean(), fc.stringMatching(/^[0-9]{1,20}$/), fc.integer({ min: -1, max: 22 }), fc.integer({ min: -30, max: 30 }))
+      .map(([negative, digits, point, exponent]) => new Decimal(`${negative ? '-' : ''}${point > 0 && point < digits.length ? `${digits.slice(0, point)}.${digits.slice(point)}` : digits}e${exponent}`));
+    fc.assert(
+      fc.property(decimal, (d) => Object.is(toJson(d), slow(d)) || (toJson(d) === 0 && slow(d) === 0)),
+      { seed: 2026, numRuns: 20_000 },
+    );
   });
 });

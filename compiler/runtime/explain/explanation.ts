@@ -209,12 +209,18 @@ class ExplanationBuilder {
       in_force: rule.alwaysApplies ? ALWAYS : inForce(version),
       citation,
       figures: frame.figures.map((f) => this.figure(f)),
-      branches: [...frame.branches].map(([node, taken]) => ({ condition: taken < node.branches.length ? expressionText(node.branches[taken].cond, this.exec) : 'else', branch: taken })),
+      branches: frame.branches.size ? this.branches(frame) : [],
       comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
       children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
     };
     (this.nodes[index] ??= new Map()).set(entity, node);
     return node;
+  }
+
+  private branches(frame: Frame): BranchTaken[] {
+    const taken: BranchTaken[] = [];
+    for (const [node, branch] of frame.branches) taken.push({ condition: branch < node.branches.length ? expressionText(node.branches[branch].cond, this.exec) : 'else', branch });
+    return taken;
   }
 
   inputNode(slot: string, entity: string, citation: string[]): InputNode {
