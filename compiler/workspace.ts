@@ -11,6 +11,7 @@ import { type CorpusLayout, type LayoutWarning, scanCorpus, type SpecFile } from
 import { isInside, SourceTree, splitTarget } from './2-resolve/source-tree.js';
 import { compileModule } from './compile.js';
 import { compositionTarget, composeProgram } from './4-package/compose.js';
+import { findOutputGates, gateNote, type OutputGate } from './4-package/auto-gate.js';
 import { programGraph } from './4-package/graph.js';
 import type { ProgramGraph, RuntimePackage } from './4-package/package-types.js';
 import { type ProgramSpec, readProgramSpec } from './4-package/program-spec.js';
@@ -67,7 +68,7 @@ export class Workspace {
   private readonly indexCache = new Map<string, { key: string; entries: IndexedRule[] }>();
   /** Index shards with dependents filled in, reused while a module's dependents are unchanged. */
   private readonly shardCache = new Map<string, { base: IndexedRule[]; dependents: string; shard: IndexedRule[] }>();
-  private readonly specCache = new Map<string, { stamp: string; spec: ProgramSpec | Error; composed?: ParsedModule }>();
+  private readonly specCache = new Map<string, { stamp: string; spec: ProgramSpec | Error; composed?: ParsedModule; gated?: { closure: string; mod: ParsedModule; gates: OutputGate[] } }>();
   /** Per build: closure hashes by module target. */
   private closureHashes = new Map<string, string>();
 
@@ -153,13 +154,27 @@ export class Workspace {
     return spec;
   }
 
-  /** The composition module of a spec, composed once per version of the spec. */
+  /** The composition module of a spec, composed once per version of the spec and, when it
+   *  gates outputs (auto-gate.ts), once per version of the modules in its scope. */
   private composed(spec: ProgramSpec): ParsedModule {
+    return this.gatedComposition(spec).mod;
+  }
+
+  private gatedComposition(spec: ProgramSpec): { mod: ParsedModule; gates: OutputGate[] } {
     const entry = this.specCache.get(spec.file);
-    const mod = entry?.composed ?? composeProgram(spec);
-    if (entry) entry.composed = mod;
-    this.tree.addVirtual(mod);
-    return mod;
+    const ungated = entry?.composed ?? composeProgram(spec);
+    if (entry) entry.composed = ungated;
+    this.tree.addVirtual(ungated);
+    if (spec.autoGateOutputs.length === 0) return { mod: ungated, gates: [] };
+    const closure = this.closureHash(ungated.target);
+    let gated = entry?.gated?.closure === closure ? entry.gated : undefined;
+    if (!gated) {
+      const gates = findOutputGates(spec, ungated, this.tree);
+      gated = { closure, gates, mod: gates.some((g) => g.gates.length > 0) ? composeProgram(spec, gates) : ungated };
+      if (entry) entry.gated = gated;
+    }
+    this.tree.addVirtual(gated.mod);
+    return gated;
   }
 
   /** Hash of a module's import closure (its sources), memoised for one build. */
@@ -376,10 +391,9 @@ export class Workspace {
   }
 
   private fromSpec(spec: ProgramSpec, contentHash: string): BuiltPackage {
-    const mod = this.composed(spec);
+    const { mod, gates } = this.gatedComposition(spec);
     const program = compileModule(this.tree, mod.target);
-    const notes: string[] = [];
-    if (spec.autoGateOutputs.length) notes.push(`auto_gate_outputs (${spec.autoGateOutputs.join(', ')}) are served ungated: automatic eligibility gates are not synthesized`);
+    const notes = gates.map(gateNote);
     const pkgSpec: PackageSpec = {
       jurisdiction: spec.jurisdiction,
       programId: spec.programId,

@@ -1,5 +1,6 @@
 import { readModuleDocument, type ParsedModule } from '../1-parse/module.js';
 import { RuleSpecError } from '../diagnostics.js';
+import { coreName, type OutputGate } from './auto-gate.js';
 import type { ProgramSpec, Transformation } from './program-spec.js';
 
 // A program spec becomes one in-memory composition module: it imports every module in scope
@@ -49,8 +50,10 @@ function formulaOf(t: Transformation, fail: (m: string) => never): { formula: st
   }
 }
 
-export function composeProgram(spec: ProgramSpec): ParsedModule {
-  const rules = spec.transformations.map(({ spec: t, path }) => {
+/** `gates`: the spec's `auto_gate_outputs` with the gates each is AND-ed with (auto-gate.ts). */
+export function composeProgram(spec: ProgramSpec, gates: OutputGate[] = []): ParsedModule {
+  const effectiveFrom = (t: Transformation) => String(t.effective_from ?? `${spec.period}-01`);
+  const synthesized = spec.transformations.map(({ spec: t, path }) => {
     const fail = (message: string): never => {
       throw new RuleSpecError('invalid_rule', `transformation ${t.name ? `\`${t.name}\`` : `#${Number(path[1]) + 1}`}: ${message}`, { location: { file: spec.file, path } });
     };
@@ -58,7 +61,7 @@ export function composeProgram(spec: ProgramSpec): ParsedModule {
     if (t.pattern === 'data_relation') {
       return { name: t.name, kind: 'data_relation', source: t.source, data_relation: { arity: t.arity ?? 2, arguments: t.arguments } };
     }
-    const effective_from = String(t.effective_from ?? `${spec.period}-01`);
+    const effective_from = effectiveFrom(t);
     if (t.pattern === 'derived_relation') {
       return {
         name: t.name,
@@ -81,12 +84,25 @@ export function composeProgram(spec: ProgramSpec): ParsedModule {
       versions: [{ effective_from, formula }],
     };
   });
+  // each rule with the transformation it comes from: a gated output's own rule becomes
+  // `<name>_core`, and `<name>` the conjunction of it and its gates
+  const rules: Record<string, unknown>[] = [];
+  const origins: number[] = [];
+  synthesized.forEach((rule, i) => {
+    const gate = rule.kind === 'derived' ? gates.find((g) => g.output === rule.name && g.gates.length > 0) : undefined;
+    rules.push(gate ? { ...rule, name: coreName(gate.output) } : rule);
+    origins.push(i);
+    if (!gate) return;
+    const formula = [coreName(gate.output), ...gate.gates].join(' and ');
+    rules.push({ ...rule, dtype: 'Judgment', unit: undefined, versions: [{ effective_from: effectiveFrom(spec.transformations[i].spec), formula }] });
+    origins.push(i);
+  });
   const doc = { format: 'rulespec/v1', module: { kind: 'composition', summary: spec.description }, imports: spec.scope.map((s) => s.target), rules };
   const mod = readModuleDocument(doc, spec.file, compositionTarget(spec));
   // point diagnostics at the spec's own entries rather than the synthesized document
   mod.imports.forEach((imp, i) => (imp.path = spec.scope[i].path));
   for (const rule of mod.rules) {
-    const i = Number(rule.path[1]);
+    const i = origins[Number(rule.path[1])];
     const tpath = spec.transformations[i].path;
     rule.path = tpath;
     for (const v of rule.versions) {
@@ -95,7 +111,7 @@ export function composeProgram(spec: ProgramSpec): ParsedModule {
     }
   }
   for (const err of mod.errors) {
-    if (err.location && err.location.path[0] === 'rules') err.location.path = spec.transformations[Number(err.location.path[1])]?.path ?? [];
+    if (err.location && err.location.path[0] === 'rules') err.location.path = spec.transformations[origins[Number(err.location.path[1])]]?.path ?? [];
   }
   return mod;
 }
