@@ -149,6 +149,7 @@ export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, pre
 class ExplanationBuilder {
   /** Nodes built, by rule index then entity id. */
   private readonly nodes: (Map<string, RuleNode> | undefined)[] = [];
+  private readonly tests = new Map<Frame, Map<CmpExpr | string, DecidingTest>>();
   readonly exec;
 
   constructor(
@@ -258,6 +259,15 @@ class ExplanationBuilder {
     return { kind: 'parameter', name, legal_id, key: p.indexedBy ? key : null, value, in_force, citation, children };
   }
 
+  /** A deciding test, made once per rule frame and test: several outputs are often decided by the same tests. */
+  decidingTest(frame: Frame, test: CmpExpr | string, make: () => DecidingTest): DecidingTest {
+    let byTest = this.tests.get(frame);
+    if (!byTest) this.tests.set(frame, (byTest = new Map()));
+    let made = byTest.get(test);
+    if (!made) byTest.set(test, (made = make()));
+    return made;
+  }
+
   comparison(frame: Frame, node: CmpExpr): Comparison {
     const [a, b] = frame.sides.get(node)!;
     const outcome = frame.outcomes.get(node);
@@ -279,7 +289,8 @@ class ExplanationBuilder {
  */
 class Deciding {
   private readonly tests: DecidingTest[] = [];
-  private readonly visited = new Set<string>();
+  /** Frames walked, for why they held and for why they failed. */
+  private readonly visited = { true: new Set<Frame>(), false: new Set<Frame>() };
 
   constructor(
     private readonly builder: ExplanationBuilder,
@@ -293,11 +304,10 @@ class Deciding {
 
   /** Why rule `index` for `entity` holds (`wanted` true) or fails / is zero (false). */
   private rule(index: number, entity: string, wanted: boolean): void {
-    const key = `${index}\u0000${entity}\u0000${wanted}`;
-    if (this.visited.has(key)) return;
-    this.visited.add(key);
     const frame = this.record.frame(index, entity);
-    if (!frame) return;
+    const visited = this.visited[`${wanted}`];
+    if (!frame || visited.has(frame)) return;
+    visited.add(frame);
     const expr = this.builder.exec.rules[index].versions[frame.version].expr;
     if (this.builder.exec.rules[index].judgment) this.judgment(frame, expr as JudgmentExpr, wanted);
     else if (!wanted) this.zero(frame, expr as ScalarExpr);
@@ -348,32 +358,46 @@ class Deciding {
     }
   }
 
-  private base(frame: Frame) {
+  /** A deciding test of `frame`'s rule (an object literal, not a spread: explanations make many). */
+  private test(frame: Frame, test: string, holds: boolean | null, text: (name: string, cited: string) => string, detail: Pick<DecidingTest, 'comparison' | 'input'>): DecidingTest {
     const rule = this.builder.exec.rules[frame.rule];
-    return { rule: rule.id, name: rule.name, entity_id: frame.entity, citation: this.builder.citation(frame.rule) };
+    const citation = this.builder.citation(frame.rule);
+    const t = text(rule.name, citation.length ? ` (${citation[0]})` : '');
+    return detail.comparison ? { rule: rule.id, name: rule.name, entity_id: frame.entity, test, holds, comparison: detail.comparison, citation, text: t } : { rule: rule.id, name: rule.name, entity_id: frame.entity, test, holds, input: detail.input, citation, text: t };
   }
 
   private comparisonTest(frame: Frame, e: CmpExpr): void {
-    // the rule's node (built already) holds this comparison
-    const comparison = this.builder.ruleNode(frame.rule, frame.entity).comparisons[frame.comparisons.indexOf(e)];
-    const base = this.base(frame);
-    const words = RELATION[e.op][comparison.holds ? 0 : 1];
-    const cited = base.citation.length ? ` (${base.citation[0]})` : '';
-    const text = `${sideText(comparison.left)} ${words} ${sideText(comparison.right)}: \`${comparison.test}\` ${comparison.holds ? 'holds' : 'does not hold'} in ${base.name}${cited}`;
-    this.tests.push({ ...base, test: comparison.test, holds: comparison.holds, comparison, text });
+    this.tests.push(this.builder.decidingTest(frame, e, () => this.comparisonTestOf(frame, e)));
   }
 
   private inputTest(frame: Frame, slot: string): void {
-    const base = this.base(frame);
-    const read = this.builder.ruleNode(frame.rule, frame.entity).children.find((c): c is InputNode => c.kind === 'input' && c.name === slot && c.entity_id === frame.entity);
-    const input = read ?? this.builder.inputNode(slot, frame.entity, base.citation);
-    const cited = base.citation.length ? ` (${base.citation[0]})` : '';
-    const text = `${slot} is ${formatted(input.value)} (${input.status}) in ${base.name}${cited}`;
-    this.tests.push({ ...base, test: slot, holds: input.value === true, input: { name: slot, value: input.value, status: input.status }, text });
+    this.tests.push(this.builder.decidingTest(frame, slot, () => this.inputTestOf(frame, slot)));
+  }
+
+  private comparisonTestOf(frame: Frame, e: CmpExpr): DecidingTest {
+    // the rule's node (built already) holds this comparison
+    const comparison = this.builder.ruleNode(frame.rule, frame.entity).comparisons[frame.comparisons.indexOf(e)];
+    const words = RELATION[e.op][comparison.holds ? 0 : 1];
+    const text = (name: string, cited: string) => `${sideText(comparison.left)} ${words} ${sideText(comparison.right)}: \`${comparison.test}\` ${comparison.holds ? 'holds' : 'does not hold'} in ${name}${cited}`;
+    return this.test(frame, comparison.test, comparison.holds, text, { comparison });
+  }
+
+  private inputTestOf(frame: Frame, slot: string): DecidingTest {
+    const children = this.builder.ruleNode(frame.rule, frame.entity).children;
+    let input: InputNode | undefined;
+    for (const c of children) {
+      if (c.kind === 'input' && c.name === slot && c.entity_id === frame.entity) {
+        input = c;
+        break;
+      }
+    }
+    input ??= this.builder.inputNode(slot, frame.entity, this.builder.citation(frame.rule));
+    const { value, status } = input;
+    return this.test(frame, slot, value === true, (name, cited) => `${slot} is ${formatted(value)} (${status}) in ${name}${cited}`, { input: { name: slot, value, status } });
   }
 }
 
-const formatted = (v: unknown): string => (typeof v === 'number' ? String(v) : JSON.stringify(v));
+const formatted = (v: unknown): string => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
 
 /** `snap_gross_income (5200)`; a literal side is its value alone. */
 const sideText = ({ expression, value }: Side): string => (expression === formatted(value) || expression === String(value) ? expression : `${expression} (${formatted(value)})`);

@@ -37,6 +37,8 @@ export interface Frame {
 const NONE_BRANCHES: Map<IfExpr, number> = new Map();
 const NONE_OUTCOMES: Map<JudgmentExpr, Outcome> = new Map();
 const NONE_SIDES: Map<CmpExpr, [Value, Value]> = new Map();
+const NONE_FIGURES: FigureRead[] = [];
+const NONE_COMPARISONS: CmpExpr[] = [];
 
 
 export class QueryRecord implements EvaluationObserver {
@@ -48,7 +50,7 @@ export class QueryRecord implements EvaluationObserver {
   private top: Frame | undefined;
 
   enterRule(rule: number, entity: string, version: number): void {
-    const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: [], branches: NONE_BRANCHES, outcomes: NONE_OUTCOMES, sides: NONE_SIDES, comparisons: [] };
+    const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: NONE_FIGURES, branches: NONE_BRANCHES, outcomes: NONE_OUTCOMES, sides: NONE_SIDES, comparisons: NONE_COMPARISONS };
     (this.frames[rule] ??= new Map()).set(entity, frame);
     this.stack.push(frame);
     this.top = frame;
@@ -80,7 +82,9 @@ export class QueryRecord implements EvaluationObserver {
   }
 
   readParameter(param: number, version: number, key: number, value: Value): void {
-    const figures = this.top?.figures ?? this.topFigures;
+    const top = this.top;
+    if (top && top.figures === NONE_FIGURES) top.figures = [];
+    const figures = top?.figures ?? this.topFigures;
     if (!figures.some((f) => f.param === param && f.version === version && f.key === key)) figures.push({ param, version, key, value });
   }
 
@@ -94,7 +98,10 @@ export class QueryRecord implements EvaluationObserver {
   compared(node: CmpExpr, entity: string, a: Value, b: Value): void {
     const top = this.top;
     if (!top || entity !== top.entity || top.sides.has(node)) return;
-    if (top.sides === NONE_SIDES) top.sides = new Map();
+    if (top.sides === NONE_SIDES) {
+      top.sides = new Map();
+      top.comparisons = [];
+    }
     top.sides.set(node, [a, b]);
     top.comparisons.push(node);
   }
