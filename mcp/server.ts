@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ClientRequestSchema, ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema, ErrorCode, isJSONRPCRequest, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AdapterConfig } from './config.js';
 import { ApiClient } from './http.js';
 import { registerPrompts } from './prompts.js';
@@ -27,19 +27,31 @@ export function createMcpServer(config: AdapterConfig, version: string): McpServ
 /** Each request the client may send, by method, as the SDK validates it. */
 const REQUEST_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
 
+/** The methods whose `params.uri` the SDK parses as a URL (a string that is none throws inside it). */
+const URI_METHODS = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe']);
+
+/** What is wrong with a request's params, by field; nothing when the SDK can take them. */
+function paramProblems(message: JSONRPCRequest): string | undefined {
+  const checked = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
+  if (checked && !checked.success) return checked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  const uri = (message.params as { uri?: unknown } | undefined)?.uri;
+  if (URI_METHODS.has(message.method) && typeof uri === 'string' && !URL.canParse(uri)) return `params.uri: not a URI: ${JSON.stringify(uri.slice(0, 200))}`;
+  return undefined;
+}
+
 /**
- * Connect `server` to `transport`, refusing a request whose params the protocol's schema rejects
- * (`arguments: 0` for tools/call) as invalid params (-32602) naming the field: the SDK would
- * answer it as an internal error (-32603), as if the adapter had failed.
+ * Connect `server` to `transport`, refusing a request whose params the protocol rejects
+ * (`arguments: 0` for tools/call, a resource `uri` that is no URI) as invalid params (-32602)
+ * naming the field: the SDK would answer it as an internal error (-32603), as if the adapter
+ * had failed.
  */
 export async function connectServer(server: McpServer, transport: Transport): Promise<void> {
   await server.connect(transport);
   const deliver = transport.onmessage!;
   transport.onmessage = (message, extra) => {
-    const checked = isJSONRPCRequest(message) ? REQUEST_SCHEMAS.get(message.method)?.safeParse(message) : undefined;
-    if (!checked || checked.success) return deliver(message, extra);
-    const problems = checked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-    void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, error: { code: ErrorCode.InvalidParams, message: `invalid params for ${(message as { method: string }).method}: ${problems}` } });
+    const problems = isJSONRPCRequest(message) ? paramProblems(message) : undefined;
+    if (problems === undefined) return deliver(message, extra);
+    void transport.send({ jsonrpc: '2.0', id: (message as JSONRPCRequest).id, error: { code: ErrorCode.InvalidParams, message: `invalid params for ${(message as JSONRPCRequest).method}: ${problems}` } });
   };
 }
 

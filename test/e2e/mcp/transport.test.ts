@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connectAdapter, errorOf, META, sendJson, stubApi, textOf, type StubApi } from './harness.js';
 
@@ -141,5 +141,15 @@ describe('rules mcp JSON-RPC', () => {
     expect(refused).toMatchObject({ code: -32602, message: expect.stringMatching(/invalid params for tools\/call: params\.arguments: /) });
     expect(api.requests).toEqual([]);
     expect((await callTool(client, 'get_capabilities')).structuredContent).toEqual(OK);
+  });
+
+  it('refuses a resource uri that is no URI as invalid params (-32602), and an unknown one as not found (-32602)', async () => {
+    const api = await stub((_request, response) => sendJson(response, 200, OK));
+    const client = await adapter({ SERVICE_API_BASE_URL: api.url, SERVICE_API_KEY: 'secret-key-1' });
+    const read = (uri: string) => client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema).catch((err: unknown) => err);
+    expect(await read('not a uri')).toMatchObject({ code: -32602, message: expect.stringContaining('invalid params for resources/read: params.uri: not a URI: "not a uri"') });
+    expect(await read('rules://nothing-here')).toMatchObject({ code: -32602, message: expect.stringMatching(/not found/) });
+    expect(api.requests).toEqual([]);
+    expect(await read('rules://capabilities')).toMatchObject({ contents: [{ uri: 'rules://capabilities' }] });
   });
 });
