@@ -102,7 +102,7 @@ function shortNumber(d: Decimal): number | undefined {
   for (let i = 1; i < limbs.length; i++) m = m * 1e7 + limbs[i];
   if (m > Number.MAX_SAFE_INTEGER) return undefined; // not exact as a double
   let s = d.e - ((((d.e % 7) + 7) % 7) + 1 + 7 * (limbs.length - 1)) + 1;
-  if (m === 0) return 0;
+  if (m === 0) return d.s < 0 ? -0 : 0; // as toNumber() reads a negative zero
   while (m % 10 === 0) {
     m /= 10;
     s++;

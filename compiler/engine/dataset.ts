@@ -22,6 +22,9 @@ const RELATION_MARK = '#relation.';
 /** The value an entity id takes for a slot nobody gave, in any period (a package default), if any. */
 export type DefaultValue = (slot: string, entity: string) => Value | undefined;
 
+/** The value given for a slot and entity id over a period that covers `period`, if any. */
+export type GivenValue = (slot: string, entity: string, period: Period) => Value | undefined;
+
 /** An input read for an entity id. */
 export interface InputRead {
   slot: string;
@@ -39,9 +42,13 @@ export class Dataset {
   /** Every default read, once each, in the order first read: what a calculation assumed. */
   readonly defaultsRead: InputRead[] = [];
 
-  /** `defaults` answers for what no record covers, so a household of hundreds of inputs with few
-   *  given costs records for the given ones only. */
-  constructor(private readonly defaults?: DefaultValue) {}
+  /** `given` answers for what no record covers (a household's values, read where they were
+   *  read, not copied into records), then `defaults`, so a household of hundreds of inputs costs
+   *  no record at all until a default is read. */
+  constructor(
+    private readonly defaults?: DefaultValue,
+    private readonly given?: GivenValue,
+  ) {}
 
   addInput(slot: string, entity: string, value: Value, interval: { start: number; end: number }): void {
     let bySlot = this.inputs.get(slot);
@@ -56,7 +63,7 @@ export class Dataset {
   /** The input's value covering the whole period: the latest start wins, the first given on ties; else the default. */
   input(slot: string, entity: string, period: Period): Value | undefined {
     const given = this.inputs.get(slot)?.get(entity);
-    if (!given) return this.byDefault(slot, entity);
+    if (!given) return this.given?.(slot, entity, period) ?? this.byDefault(slot, entity);
     if (!Array.isArray(given)) return given.start <= period.start && given.end >= period.end ? given.value : this.byDefault(slot, entity);
     let best: InputRecord | undefined;
     for (const r of given) {

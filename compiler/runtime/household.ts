@@ -81,8 +81,11 @@ export interface PreparedHousehold {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads a raw value given for one input: checked by its dtype and bounds, or a HouseholdError naming
- *  `field()` (built only when needed); `warn` hears what was read other than as given (a number in text). */
-type InputReader = (raw: unknown, field: () => string, warn?: (message: string) => void) => Value;
+ *  the field (`container.key`, or `container` without a key; written only when it fails); `warn`
+ *  hears what was read other than as given (a number in text). */
+type InputReader = (raw: unknown, container: string, key: string, warn?: (message: string) => void) => Value;
+
+const fieldText = (container: string, key: string): string => (key ? `${container}.${key}` : container);
 
 const readers = new WeakMap<PackageInput, InputReader>();
 
@@ -98,37 +101,37 @@ function makeReader(input: PackageInput): InputReader {
   const whole = kind === 'whole';
   const bounds: NumberBounds = { size: isSizeInput(input.name), nonNegative: isMoney(input.dtype, input.unit) || isNonNegative(input), age: isAgeInput(input) };
   const typed = `(${input.name} is ${input.dtype})`;
-  const failer = (raw: unknown, field: () => string) => (what: string): never => {
-    throw new HouseholdError(field(), `must be ${what} ${typed}, got ${JSON.stringify(raw)}`);
+  const fail = (raw: unknown, container: string, key: string, what: string): never => {
+    throw new HouseholdError(fieldText(container, key), `must be ${what} ${typed}, got ${JSON.stringify(raw)}`);
   };
   switch (kind) {
     case 'boolean':
-      return (raw, field) => (typeof raw === 'boolean' ? raw : failer(raw, field)('true or false'));
+      return (raw, container, key) => (typeof raw === 'boolean' ? raw : fail(raw, container, key, 'true or false'));
     case 'text':
-      return (raw, field) => {
-        if (typeof raw !== 'string') failer(raw, field)('text');
+      return (raw, container, key) => {
+        if (typeof raw !== 'string') fail(raw, container, key, 'text');
         if (input.values && !input.values.includes(raw as string)) {
-          throw new HouseholdError(field(), `must be one of ${input.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(raw)}`);
+          throw new HouseholdError(fieldText(container, key), `must be one of ${input.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(raw)}`);
         }
         return raw as string;
       };
     case 'date':
-      return (raw, field) => (typeof raw === 'string' ? Day.parse(raw) : undefined) ?? failer(raw, field)('a date (YYYY-MM-DD)');
+      return (raw, container, key) => (typeof raw === 'string' ? Day.parse(raw) : undefined) ?? fail(raw, container, key, 'a date (YYYY-MM-DD)');
     default:
-      return (raw, field, warn) => {
+      return (raw, container, key, warn) => {
         if (typeof raw === 'number') {
           // JSON.parse reads a literal beyond the doubles (1e309) as Infinity: say so, not "got null"
-          if (!Number.isFinite(raw)) throw new HouseholdError(field(), `must be a finite number ${typed}, got a number too large to represent`);
-          if (whole && !Number.isInteger(raw)) failer(raw, field)('a whole number');
+          if (!Number.isFinite(raw)) throw new HouseholdError(fieldText(container, key), `must be a finite number ${typed}, got a number too large to represent`);
+          if (whole && !Number.isInteger(raw)) fail(raw, container, key, 'a whole number');
           // the checks run on the double itself (exact against these whole thresholds), then one Decimal of its shortest decimal form
-          checkNumber(bounds, raw, String(raw), field, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0, raw > MAX_AGE_YEARS);
+          checkNumber(bounds, raw, raw, container, key, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0, raw > MAX_AGE_YEARS);
           return new Decimal(raw === 0 ? 0 : raw); // not -0: String(-0) is "0"
         }
-        if (typeof raw !== 'string' || !/^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim())) failer(raw, field)('a number');
+        if (typeof raw !== 'string' || !/^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim())) fail(raw, container, key, 'a number');
         const n = new Decimal((raw as string).trim());
-        if (whole && !n.isInteger()) failer(raw, field)('a whole number');
-        checkNumber(bounds, raw, n.toString(), field, n.abs().gt(MAX_MAGNITUDE), n.lt(1), n.gt(MAX_HOUSEHOLD_PEOPLE), n.isNegative(), n.gt(MAX_AGE_YEARS));
-        warn?.(`${field()}: the number was given as text (${JSON.stringify(raw)}); read as ${n}`);
+        if (whole && !n.isInteger()) fail(raw, container, key, 'a whole number');
+        checkNumber(bounds, raw, n, container, key, n.abs().gt(MAX_MAGNITUDE), n.lt(1), n.gt(MAX_HOUSEHOLD_PEOPLE), n.isNegative(), n.gt(MAX_AGE_YEARS));
+        warn?.(`${fieldText(container, key)}: the number was given as text (${JSON.stringify(raw)}); read as ${n}`);
         return n;
       };
   }
@@ -142,14 +145,15 @@ interface NumberBounds {
 }
 
 /** The range checks of a number input, given the comparisons already made on its value. */
-function checkNumber(bounds: NumberBounds, raw: unknown, shown: string, field: () => string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean, beyondAge: boolean): void {
-  if (tooLarge) throw new HouseholdError(field(), `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`);
-  if (bounds.size) {
-    if (belowOne) throw new HouseholdError(field(), `must be at least 1, got ${JSON.stringify(raw)}`);
-    if (beyondPeople) throw new HouseholdError(field(), `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${shown}`);
-  }
-  if (negative && bounds.nonNegative) throw new HouseholdError(field(), `must not be negative, got ${JSON.stringify(raw)}`);
-  if (beyondAge && bounds.age) throw new HouseholdError(field(), `must be at most ${MAX_AGE_YEARS} (the plausible bound on a person's age in years), got ${shown}`);
+/** `read`: the number as read (written in a message as its shortest decimal form). */
+function checkNumber(bounds: NumberBounds, raw: unknown, read: number | Decimal, container: string, key: string, tooLarge: boolean, belowOne: boolean, beyondPeople: boolean, negative: boolean, beyondAge: boolean): void {
+  let problem: string | undefined;
+  if (tooLarge) problem = `is out of range (at most ${MAX_MAGNITUDE.toExponential()} in magnitude), got ${JSON.stringify(raw)}`;
+  else if (bounds.size && belowOne) problem = `must be at least 1, got ${JSON.stringify(raw)}`;
+  else if (bounds.size && beyondPeople) problem = `must be at most ${MAX_HOUSEHOLD_PEOPLE} (the plausible bound on the people in one household), got ${String(read)}`;
+  else if (negative && bounds.nonNegative) problem = `must not be negative, got ${JSON.stringify(raw)}`;
+  else if (beyondAge && bounds.age) problem = `must be at most ${MAX_AGE_YEARS} (the plausible bound on a person's age in years), got ${String(read)}`;
+  if (problem !== undefined) throw new HouseholdError(fieldText(container, key), problem);
 }
 
 export function prepareHousehold(loaded: LoadedPackage, household: unknown): PreparedHousehold {
@@ -180,7 +184,7 @@ interface Given {
   precedence: number;
 }
 
-const fieldOfGiven = (g: { container: string; key: string }): string => (g.key ? `${g.container}.${g.key}` : g.container);
+const fieldOfGiven = (g: { container: string; key: string }): string => fieldText(g.container, g.key);
 
 /** The convention an object of the household belongs to: `household.<convention>…`. */
 const conventionOf = (container: string): string => container.slice('household.'.length).split('.', 1)[0];
@@ -269,7 +273,14 @@ class HouseholdReader {
     return this.given.get(entityId)?.get(name)?.value;
   }
 
-  private set(entityLabel: string, entityId: string, key: string, raw: unknown, container: string, precedence: number): void {
+  /** The values given to one entity id, by input name. */
+  private givenTo(entityId: string): Map<string, Given> {
+    let byName = this.given.get(entityId);
+    if (!byName) this.given.set(entityId, (byName = new Map()));
+    return byName;
+  }
+
+  private set(entityLabel: string, entityId: string, byName: Map<string, Given>, key: string, raw: unknown, container: string, precedence: number): void {
     const input = this.loaded.resolveInput(entityLabel, key);
     if (!input) {
       const pkg = this.loaded.pkg;
@@ -282,13 +293,12 @@ class HouseholdReader {
       if (!byName.has(input.name)) byName.set(input.name, `${container}.${key}`);
       return;
     }
-    const value = readerOf(input)(raw, () => `${container}.${key}`, this.warn);
-    this.keep(input.name, entityId, { value, container, key, precedence });
+    const value = readerOf(input)(raw, container, key, this.warn);
+    this.keep(byName, input.name, { value, container, key, precedence });
   }
 
-  /** One value per input and entity id: two in one object must agree; across conventions the more specific wins, with a warning. */
-  private keep(name: string, entityId: string, next: Given): void {
-    const byName = this.given.get(entityId) ?? this.given.set(entityId, new Map()).get(entityId)!;
+  /** One value per input and entity id (`byName`, its values): two in one object must agree; across conventions the more specific wins, with a warning. */
+  private keep(byName: Map<string, Given>, name: string, next: Given): void {
     const earlier = byName.get(name);
     if (!earlier) {
       byName.set(name, next);
@@ -308,7 +318,8 @@ class HouseholdReader {
   setAll(entityLabel: string, entityId: string, obj: unknown, container: string): void {
     if (!isObj(obj)) throw new HouseholdError(container, 'must be an object of input values');
     const precedence = PRECEDENCE[conventionOf(container)] ?? 0;
-    for (const key of Object.keys(obj)) this.set(entityLabel, entityId, key, obj[key], container, precedence);
+    const byName = this.givenTo(entityId);
+    for (const key of Object.keys(obj)) this.set(entityLabel, entityId, byName, key, obj[key], container, precedence);
   }
 
   /** An instance of a member entity belongs to the main entity through that entity's relations. */
@@ -406,7 +417,7 @@ class HouseholdReader {
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
       const container = peopleCount === undefined ? 'household.entities' : 'household.people';
-      this.keep(countInput, mainId, { value: new Decimal(members), container, key: '', precedence: PRECEDENCE.people });
+      this.keep(this.givenTo(mainId), countInput, { value: new Decimal(members), container, key: '', precedence: PRECEDENCE.people });
     } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
       this.warnings.push(`${this.fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
     }
@@ -418,14 +429,17 @@ class HouseholdReader {
     const period = monthPeriod(this.periodLabel)!;
     const defaulted = this.shape.defaulted;
     // a default is read (and checked, once per package) only when a formula asks for it
-    const dataset = new Dataset((slot, id) => {
-      for (const entity of labels.get(id) ?? []) {
-        const input = defaulted.get(entity)?.get(slot);
-        if (input) return loaded.defaultValue(input, () => readerOf(input)(input.default, () => `default of ${input.name}`));
-      }
-      return undefined;
-    });
-    for (const [id, byName] of given) for (const [name, g] of byName) dataset.addInput(name, id, g.value, period);
+    const dataset = new Dataset(
+      (slot, id) => {
+        for (const entity of labels.get(id) ?? []) {
+          const input = defaulted.get(entity)?.get(slot);
+          if (input) return loaded.defaultValue(input, () => readerOf(input)(input.default, `default of ${input.name}`, ''));
+        }
+        return undefined;
+      },
+      // a household's values hold for its period (a rule reading another month takes the default)
+      (slot, id, asked) => (asked.start >= period.start && asked.end <= period.end ? given.get(id)?.get(slot)?.value : undefined),
+    );
     for (const { relation, tuple } of this.tuples) dataset.addTuple(relation, tuple, period);
     const fieldOf = (name: string, entityId: string) => this.fieldOf(name, entityId);
     return {
