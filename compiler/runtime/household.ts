@@ -442,6 +442,7 @@ class HouseholdReader {
     );
     for (const { relation, tuple } of this.tuples) dataset.addTuple(relation, tuple, period);
     const fieldOf = (name: string, entityId: string) => this.fieldOf(name, entityId);
+    const instances = new Map<string, string[]>();
     return {
       dataset,
       period,
@@ -469,7 +470,10 @@ class HouseholdReader {
       },
       instancesOf(entity) {
         if (entity === main.entity || !loaded.entity(entity)) return [mainId];
-        return [...labels].filter(([id, l]) => l.has(entity) && id !== mainId).map(([id]) => id).sort();
+        // asked once per output: the ids are found once per entity
+        let ids = instances.get(entity);
+        if (!ids) instances.set(entity, (ids = [...labels].filter(([id, l]) => l.has(entity) && id !== mainId).map(([id]) => id).sort()));
+        return ids;
       },
     };
   }
