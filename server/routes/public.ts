@@ -72,7 +72,7 @@ export const publicRoutes = (openApi: OpenApi) =>
       tag: 'public',
       summary: 'Readiness of every dependency',
       description:
-        'Checks the auth configuration (keys exist), the shared counter store (SQLite: a page read and a write synced to disk, at most once a second; Redis: a round trip), the rule index and the calculation runtime. `ready` is true only when every dependency is ready; otherwise the answer is 503 `not_ready` naming each failing dependency (a store that cannot write, for a full disk, says so with its SQLite result code until a write succeeds again), with the same ReadyResponse in the error envelope\'s `data`.',
+        'Checks the auth configuration (keys exist), the shared counter store (SQLite: a page read and a write synced to disk, at most once a second, and the integrity of the whole file on a fresh connection, at most every 2 s; Redis: a round trip), the rule index and the calculation runtime. `ready` is true only when every dependency is ready; otherwise the answer is 503 `not_ready` naming each failing dependency (a store that cannot write, for a full disk, says so with its SQLite result code until a write succeeds again; a damaged file says `SQLITE_CORRUPT` and the problem found until it is sound again), with the same ReadyResponse in the error envelope\'s `data`.',
       success: { status: 200, description: 'Every dependency is ready.', schema: { $ref: 'ReadyResponse' } },
       errors: ['not_ready'],
       handler: async (ctx) => {

@@ -32,6 +32,10 @@ const baseCode = (error: InstanceType<typeof Database.SqliteError>) => error.cod
 const PROBE_INTERVAL_MS = 1_000;
 /** The counter bucket the write probe updates (swept like any counter). */
 const PROBE_BUCKET = 'store:write-probe';
+/** How often readiness checks the whole file again on a connection of its own, at the least (and
+ *  at most a twentieth of the time: a large file's check takes longer, and runs less often). */
+const FILE_CHECK_INTERVAL_MS = 2_000;
+const FILE_CHECK_DUTY = 20;
 
 function damaged(file: string, detail: string): StoreDamagedError {
   return new StoreDamagedError(
@@ -42,17 +46,22 @@ function damaged(file: string, detail: string): StoreDamagedError {
 /**
  * A quick integrity check of the whole file (every page read, the b-trees' structure checked):
  * pages damaged behind an intact header would otherwise only show when a request reads them.
+ * Undefined when the file is sound, else the first problem, on one line.
  */
-function checkIntegrity(db: Database.Database, file: string): void {
+function integrityProblem(db: Database.Database): string | undefined {
   let problems: string[];
   try {
-    // the first problem is enough to say what is wrong; on one line, as the start-up error is
     problems = (db.pragma('quick_check(1)') as { quick_check: string }[]).map((r) => r.quick_check.replace(/\*\*\* in database \w+ \*\*\*/g, '').replace(/\s+/g, ' ').trim());
   } catch (error) {
-    if (error instanceof Database.SqliteError && DAMAGED_CODES.has(baseCode(error))) throw damaged(file, error.message);
+    if (error instanceof Database.SqliteError && DAMAGED_CODES.has(baseCode(error))) return error.message;
     throw error;
   }
-  if (problems.join() !== 'ok') throw damaged(file, `integrity check: ${problems.join('; ')}`);
+  return problems.join() === 'ok' ? undefined : `integrity check: ${problems.join('; ')}`;
+}
+
+function checkIntegrity(db: Database.Database, file: string): void {
+  const problem = integrityProblem(db);
+  if (problem !== undefined) throw damaged(file, problem);
 }
 
 function isUnavailable(error: unknown): boolean {
@@ -197,6 +206,8 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, Database.Statement>();
   /** The last write probe: when, and the error it met. */
   private probe: { at: number; error?: unknown } | undefined;
+  /** The last check of the whole file on a connection of its own: when, how long it took, what it found. */
+  private fileCheck: { at: number; ms: number; problem?: string } | undefined;
 
   private constructor(
     private readonly db: Database.Database,
@@ -244,6 +255,7 @@ export class SqliteStore implements Store {
     } catch (error) {
       if (!isUnavailable(error) && this.db.open) return Promise.reject(error);
       this.probe = undefined; // readiness probes again at once
+      this.fileCheck = undefined; // and checks the file again
       return Promise.reject(unavailable(error));
     }
   }
@@ -284,7 +296,34 @@ export class SqliteStore implements Store {
         }
       }
       if (this.probe.error) throw this.probe.error;
+      const problem = this.checkFile(now);
+      // the log names the file and what to do; the public readiness answer only the result code and the problem
+      if (problem !== undefined) throw new StoreUnavailableError(damaged(this.file, problem).message, { cause: new Database.SqliteError(`the file is damaged (${problem})`, 'SQLITE_CORRUPT') });
     });
+  }
+
+  /**
+   * The whole file checked on a fresh read-only connection, which reads it from the disk (this
+   * connection's page cache would hide pages damaged under it), every FILE_CHECK_INTERVAL_MS at
+   * most, and at once after an operation failed; the problem found, if any.
+   */
+  private checkFile(now: number): string | undefined {
+    if (this.file === ':memory:') return undefined;
+    const last = this.fileCheck;
+    if (last && now - last.at < Math.max(FILE_CHECK_INTERVAL_MS, FILE_CHECK_DUTY * last.ms)) return last.problem;
+    const started = performance.now();
+    let problem: string | undefined;
+    let reader: Database.Database | undefined;
+    try {
+      reader = new Database(this.file, { readonly: true, fileMustExist: true });
+      problem = integrityProblem(reader);
+    } catch (error) {
+      problem = error instanceof Error ? error.message : String(error);
+    } finally {
+      reader?.close();
+    }
+    this.fileCheck = { at: now, ms: performance.now() - started, problem };
+    return problem;
   }
 
   close(): Promise<void> {

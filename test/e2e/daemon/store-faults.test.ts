@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { cleanEnv, request, serve, type Served } from '../../support/daemon.js';
 import { sleep } from '../../support/lab.js';
 import { CLI } from '../../support/paths.js';
-import { damageStorePages } from '../../support/store-faults.js';
+import { damagePages, damageStorePages, fillAuditPages, repairPages } from '../../support/store-faults.js';
 
 // Readiness that tells the truth about the SQLite store, on a real daemon: a damaged file stops
 // the start; a store that can no longer write makes /v1/ready 503 (naming the store, logged) until
@@ -40,6 +40,35 @@ describe('a damaged SQLite store', () => {
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^rules: SQLite store .*rules\.db is damaged \(integrity check: .+\): stop every process using it, then restore it from a backup, or move it and its -wal and -shm files aside/);
+  });
+});
+
+describe('a SQLite store damaged while the daemon runs', () => {
+  test('/v1/ready is 503 naming the store and the damage within 5 s, the log names the file and what to do, and it is ready again once the file is repaired', async () => {
+    const dataDir = tempDir();
+    const pages = await fillAuditPages(path.join(dataDir, 'rules.db'));
+    const served = await serve({ dataDir, env: { RULES_LOG_FORMAT: 'json' }, keys: [{ id: 'ops', key: 'store-faults-test-key-000000000000000002', scopes: ['*'] }] });
+    try {
+      expect((await request(served, 'GET', '/v1/ready')).status).toBe(200);
+      const original = damagePages(pages);
+
+      const down = await readyBecomes(served, 503, 5_000);
+      expect(down.answer.body.error.message).toMatch(/shared_counter_store unavailable \(the sqlite store cannot read or write its database \(SQLITE_CORRUPT: the file is damaged \(/);
+      expect(down.answer.body.error.message).not.toContain(dataDir); // a public answer does not say where the file is
+      await sleep(200);
+      const logged = served
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(logged).toContainEqual(expect.objectContaining({ level: 50, msg: expect.stringContaining(`store error while checking readiness: SQLite store ${pages.file} is damaged (`) }));
+
+      repairPages(pages, original);
+      const up = await readyBecomes(served, 200, 5_000);
+      expect(up.answer.body.data.ready).toBe(true);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
   });
 });
 

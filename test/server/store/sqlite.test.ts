@@ -8,7 +8,8 @@ import { MIGRATIONS, type Migration, migrate, SCHEMA_VERSION, SchemaVersionError
 import { SqliteStore } from '../../../server/store/sqlite.js';
 import { StoreDamagedError, StoreUnavailableError } from '../../../server/store/store.js';
 import { PROJECT } from '../../support/paths.js';
-import { damageStorePages } from '../../support/store-faults.js';
+import { sleep } from '../../support/lab.js';
+import { damagePages, damageStorePages, fillAuditPages, repairPages } from '../../support/store-faults.js';
 import { audit, fullKey, iso, job, key, NOW, run, tempDirs } from './fixtures.js';
 
 // What only a durable, shared SQLite file can promise: data outlives the process, several
@@ -427,6 +428,26 @@ describe('SqliteStore when the database is unusable', () => {
     expect(message.startsWith(`SQLite store ${file} is damaged (`)).toBe(true);
     expect(message).toContain('): stop every process using it, then restore it from a backup, or move it and its -wal and -shm files aside');
     expect(message).not.toContain('\n');
+  });
+
+  it('ping fails naming the damage when the file is damaged under the open store (its page cache would hide it), and passes again once it is repaired', async () => {
+    const pages = await fillAuditPages(dbFile());
+    const store = SqliteStore.open(pages.file);
+    try {
+      await store.ping();
+      expect(await store.audit(500)).toHaveLength(300); // every audit page now in this connection's cache
+      const original = damagePages(pages);
+      await sleep(2_100); // the file is checked again at most every 2 s
+      const error = await store.ping().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message).toMatch(new RegExp(`^SQLite store ${pages.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\(.+\\): stop every process using it`));
+      expect((error as Error).cause).toMatchObject({ code: 'SQLITE_CORRUPT', message: expect.stringMatching(/^the file is damaged \(/) });
+      repairPages(pages, original);
+      await sleep(2_100);
+      await store.ping();
+    } finally {
+      await store.close();
+    }
   });
 
   it('ping writes to the file at most once a second (a public readiness check cannot make it flush at will)', async () => {
