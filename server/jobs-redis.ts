@@ -35,13 +35,15 @@ export function leaseMs(calculateTimeoutMs: number): number {
 }
 
 const SCRIPTS = {
-  // KEYS: the key's unfinished jobs (sorted set by submission time) · ARGV: now ms, retention ms, cap
-  // → 1 when the key may submit another job
+  // KEYS: the key's unfinished jobs (sorted set by submission time) · ARGV: now ms, retention ms,
+  // cap, job id → 1 when the key may submit another job, whose place is then taken at once (two
+  // submissions at the same moment cannot both take the last one)
   admit: {
     numberOfKeys: 1,
     lua: `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-      if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then return 1 end
-      return 0`,
+      if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+      redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
+      return 1`,
   },
   // KEYS: ring of keys, the key's jobs, the job's entries to run, the key's unfinished jobs
   // ARGV: key, job id, now ms, entry index… → 0 when the job is already waiting
@@ -130,11 +132,16 @@ export class RedisJobQueue implements JobQueue {
 
   async submit(requests: CalculateRequest[], apiKeyId: string | null): Promise<JobRecord> {
     const job = newJob(requests, apiKeyId);
-    // checked before the record is written (two submissions of one key at the same moment may
-    // both pass it: the cap holds within one job)
-    const admitted = await quick(this.queueConnection.admit(this.openJobs(job), Date.now(), RETENTION.jobsMs, this.env.maxPendingJobs), 'counting the key\'s jobs');
+    // the job takes its place among the key's unfinished ones before its record is written, and
+    // gives it back if the record cannot be written
+    const admitted = await quick(this.queueConnection.admit(this.openJobs(job), Date.now(), RETENTION.jobsMs, this.env.maxPendingJobs, job.id), 'counting the key\'s jobs');
     if (Number(admitted) !== 1) throw tooManyPendingJobs(this.env.maxPendingJobs);
-    await this.store.createJob(job);
+    try {
+      await this.store.createJob(job);
+    } catch (error) {
+      await this.queueConnection.zrem(this.openJobs(job), job.id).catch(() => undefined); // Redis away: the place expires with the retention
+      throw error;
+    }
     // Stored but not queued (Redis left in between): the caller gets 503; the next instance to
     // start queues the job (resume), since it is unfinished in the store.
     await this.enqueue(job);

@@ -55,4 +55,26 @@ describe('RedisJobQueue', () => {
     await jobs.stop();
     await store.close();
   }, 30_000);
+
+  test('a key submitting many jobs at the same moment gets exactly its cap of unfinished jobs; the rest are refused', async () => {
+    const store = await RedisStore.connect(server.url, { prefix: 'pending-cap:' });
+    // no worker (resume() is never called): every job admitted stays unfinished
+    const jobs = new RedisJobQueue(store, 1, {
+      catalog: () => {
+        throw new Error('no job runs here');
+      },
+      calculateTimeoutMs: 1_000,
+      analytics: new Analytics('test'),
+      maxPendingJobs: 3,
+      instanceId: 'test',
+    });
+    const request = { program_id: 'snap', jurisdiction: 'us', household: {} };
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => jobs.submit([request], 'one-key')));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+    for (const o of outcomes.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) expect(String(o.reason.message)).toMatch(/already has 3 unfinished jobs/);
+    // another key is not held back
+    await expect(jobs.submit([request], 'other-key')).resolves.toMatchObject({ status: 'pending' });
+    await jobs.stop();
+    await store.close();
+  }, 30_000);
 });
