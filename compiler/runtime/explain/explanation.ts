@@ -147,9 +147,11 @@ export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, pre
 }
 
 class ExplanationBuilder {
-  /** Nodes built, by rule index then entity id. */
-  private readonly nodes: (Map<string, RuleNode> | undefined)[] = [];
+  /** Nodes built, by the frame they record. */
+  private readonly nodes = new Map<Frame, RuleNode>();
   private readonly tests = new Map<Frame, Map<CmpExpr | string, DecidingTest>>();
+  /** What each input read is, by entity id then input. */
+  private readonly inputs = new Map<string, Map<string, Omit<InputNode, 'kind' | 'entity_id' | 'citation'>>>();
   readonly exec;
 
   constructor(
@@ -193,9 +195,9 @@ class ExplanationBuilder {
 
   /** A rule's node, built once per (rule, entity id): an output that several rules read appears under each, the same. */
   ruleNode(index: number, entity: string): RuleNode {
-    const built = this.nodes[index]?.get(entity);
-    if (built) return built;
     const frame = this.frame(index, entity);
+    const built = this.nodes.get(frame);
+    if (built) return built;
     const rule = this.exec.rules[index];
     const version = rule.versions[frame.version];
     const citation = this.citation(index);
@@ -209,12 +211,12 @@ class ExplanationBuilder {
       formula: expressionText(version.expr, this.exec),
       in_force: rule.alwaysApplies ? ALWAYS : inForce(version),
       citation,
-      figures: frame.figures.map((f) => this.figure(f)),
+      figures: frame.figures.length ? frame.figures.map((f) => this.figure(f)) : [],
       branches: frame.branches.size ? this.branches(frame) : [],
-      comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
+      comparisons: frame.comparisons.length ? frame.comparisons.map((c) => this.comparison(frame, c)) : [],
       children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
     };
-    (this.nodes[index] ??= new Map()).set(entity, node);
+    this.nodes.set(frame, node);
     return node;
   }
 
@@ -224,21 +226,24 @@ class ExplanationBuilder {
     return taken;
   }
 
+  /** An input's node under a rule that reads it: what the input is, found once per (input, entity id), with that rule's citation. */
   inputNode(slot: string, entity: string, citation: string[]): InputNode {
+    let bySlot = this.inputs.get(entity);
+    if (!bySlot) this.inputs.set(entity, (bySlot = new Map()));
+    let read = bySlot.get(slot);
+    if (!read) bySlot.set(slot, (read = this.inputRead(slot, entity)));
+    const { name, legal_id, entity: label, value, status, field, reason } = read;
+    if (status === 'given') return { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, field, citation };
+    return field === undefined ? { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, reason, citation } : { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, reason, field, citation };
+  }
+
+  private inputRead(slot: string, entity: string): Omit<InputNode, 'kind' | 'entity_id' | 'citation'> {
     const origin = this.prepared.origin(slot, entity);
     const label = this.prepared.entityOf(slot, entity);
     const value = this.prepared.dataset.input(slot, entity, this.prepared.period);
-    return {
-      kind: 'input',
-      name: slot,
-      legal_id: this.loaded.resolveInput(label, slot)?.legal_id ?? null,
-      entity: label,
-      entity_id: entity,
-      value: value === undefined ? null : toJson(value),
-      status: origin.given ? 'given' : 'assumed',
-      ...(origin.given ? { field: origin.field } : { reason: origin.reason, ...(origin.field ? { field: origin.field } : {}) }),
-      citation,
-    };
+    const legal_id = this.loaded.resolveInput(label, slot)?.legal_id ?? null;
+    const json = value === undefined ? null : toJson(value);
+    return origin.given ? { name: slot, legal_id, entity: label, value: json, status: 'given', field: origin.field } : { name: slot, legal_id, entity: label, value: json, status: 'assumed', reason: origin.reason, field: origin.field };
   }
 
   private parameterCitation(param: number): string[] {

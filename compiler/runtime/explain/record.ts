@@ -73,12 +73,16 @@ export class QueryRecord implements EvaluationObserver {
   // a rule reads few things: a linear look for a repeat is cheaper than a set of keys
   readRule(rule: number, entity: string): void {
     const reads = this.top?.reads;
-    if (reads && !reads.some((r) => r.kind === 'rule' && r.rule === rule && r.entity === entity)) reads.push({ kind: 'rule', rule, entity });
+    if (!reads) return;
+    for (const r of reads) if (r.kind === 'rule' && r.rule === rule && r.entity === entity) return;
+    reads.push({ kind: 'rule', rule, entity });
   }
 
   readInput(slot: string, entity: string): void {
     const reads = this.top?.reads;
-    if (reads && !reads.some((r) => r.kind === 'input' && r.slot === slot && r.entity === entity)) reads.push({ kind: 'input', slot, entity });
+    if (!reads) return;
+    for (const r of reads) if (r.kind === 'input' && r.slot === slot && r.entity === entity) return;
+    reads.push({ kind: 'input', slot, entity });
   }
 
   readParameter(param: number, version: number, key: number, value: Value): void {
