@@ -1,8 +1,7 @@
 import type { CalculateRequest } from '../compiler/4-package/package-types.js';
 import type { EngineName } from '../compiler/engine/engine.js';
 import type { LoadedPackage } from '../compiler/runtime/loaded-package.js';
-import { type CalculateResponse, calculateResponse } from '../server/calculation.js';
-import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../server/config.js';
+import { calculateResponse, type CalculateResponse, DEFAULT_CALCULATE_TIMEOUT_MS } from '../server/calculation.js';
 
 // The library's calculate(): one household as POST /v1/calculate answers it.
 

@@ -1,11 +1,10 @@
 import type { DiffSide } from '../compiler/diff/program-side.js';
 import type { RulesChange } from '../compiler/diff/rule-changes.js';
 import type { LoadedPackage } from '../compiler/runtime/loaded-package.js';
-import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../server/config.js';
+import { calculateResponse, DEFAULT_CALCULATE_TIMEOUT_MS } from '../server/calculation.js';
 import { type ErrorOf, HouseholdComparer, type HouseholdDiff } from '../compiler/diff/household.js';
 import { byValues, type DiffPlan, type PlanOptions, planDiff, weightOf } from '../compiler/diff/plan.js';
 import { DiffAccumulator, type DiffSummary } from '../compiler/diff/summary.js';
-import { calculateResponse } from '../server/calculation.js';
 import { ApiError } from '../server/errors.js';
 
 // The library's diff(): what a change to the rules does, household by household, in-process.

@@ -9,6 +9,10 @@ import { ApiError } from './errors.js';
 import type { Catalog, RuntimeMode } from './catalog/catalog.js';
 import type { BatchResult } from './store/store.js';
 
+/** The time limit of one calculation unless RULES_CALCULATE_TIMEOUT_MS says otherwise (here, not
+ *  in config.ts, so that the CLI and the library calculate without loading the daemon's settings). */
+export const DEFAULT_CALCULATE_TIMEOUT_MS = 10_000;
+
 // One calculation as the API runs it (single, batch entry or job entry): find the package,
 // run the household through it within the time limit, and shape the CalculateResponse.
 

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { DEFAULT_CALCULATE_TIMEOUT_MS } from './calculation.js';
 import type { Environment } from './envelope.js';
 import { RATE_LIMIT_BOUNDS } from './admin-schemas.js';
 import { parseTrustProxy, type TrustProxy } from './proxy-trust.js';
@@ -130,8 +131,6 @@ const ENVIRONMENTS: Environment[] = ['local', 'dev', 'staging', 'production'];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** Unfinished jobs one key may have unless RULES_MAX_PENDING_JOBS_PER_KEY says otherwise. */
 export const DEFAULT_MAX_PENDING_JOBS_PER_KEY = 10;
-/** The time limit of one calculation unless RULES_CALCULATE_TIMEOUT_MS says otherwise. */
-export const DEFAULT_CALCULATE_TIMEOUT_MS = 10_000;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { LayoutWarning } from '../../compiler/2-resolve/corpus-layout.js';
 import { DiffError, type DiffPlan, planDiff } from '../../compiler/diff/plan.js';
 import { sharedRules } from '../../compiler/diff/sharing.js';
-import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/calculation.js';
 import { defaultRoots } from '../default-roots.js';
 import { EXIT_FAILURES, EXIT_OK, UsageError } from '../exit-codes.js';
 import { collect } from '../options.js';

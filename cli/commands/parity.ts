@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { runCalculation } from '../../server/calculation.js';
-import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS, runCalculation } from '../../server/calculation.js';
 import { loadParityCases, PARITY_DIR, type ParityRun, runParity } from '../../server/parity.js';
 import { apiClient, dataOf } from '../api-client.js';
 import { withLocalCatalog } from '../local-catalog.js';

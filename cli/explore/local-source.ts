@@ -1,5 +1,4 @@
-import { runCalculation } from '../../server/calculation.js';
-import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS, runCalculation } from '../../server/calculation.js';
 import { ApiError } from '../../server/errors.js';
 import { packageDetail, packageSummary } from '../../server/catalog/views.js';
 import type { Catalog } from '../../server/catalog/catalog.js';

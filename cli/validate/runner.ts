@@ -1,13 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { ProgramGraph } from '../../compiler/4-package/package-types.js';
-import { runCalculation } from '../../server/calculation.js';
+import { DEFAULT_CALCULATE_TIMEOUT_MS, runCalculation } from '../../server/calculation.js';
 import type { TableFamily } from '../../server/migration/mapping.js';
 import { TABLE_FAMILIES } from '../../server/migration/package-mapping.js';
 import { MigrationError, runMigration, toMigrationError, type IgnoredInput, type Unsupported } from '../../server/migration/run.js';
 import { ApiError } from '../../server/errors.js';
 import { isObj, type WireHousehold } from '../../server/migration/wire.js';
 import type { Catalog } from '../../server/catalog/catalog.js';
-import { DEFAULT_CALCULATE_TIMEOUT_MS } from '../../server/config.js';
 import { apiClient, dataOf } from '../api-client.js';
 import { UsageError } from '../exit-codes.js';
 import type { ReferenceCase } from '../../server/migration/reference.js';

@@ -35,11 +35,11 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('a fresh rules process', () => {
-  it('rules calculate from a compiled output loads neither the daemon, the explorer, the MCP server nor the compiler', async () => {
+  it('rules calculate from a compiled output loads neither the daemon (nor its settings), the explorer, the MCP server nor the compiler', async () => {
     const loaded = await loadedBy(['calculate', 'us-co/co-snap', '--compiled', compiled, '--household', household, '--json']);
     expect(loaded).toContain('dist/compiler/engine/compiled/evaluation.js');
     const heavy = loaded.filter((m) =>
-      /^node_modules\/(fastify|ink|react|@inkjs|@modelcontextprotocol|better-sqlite3|ioredis|bullmq|ajv|js-yaml|chokidar|piscina|zod)\//.test(m) || /^dist\/(server\/(app|start|routes|store|catalog)|cli\/(explore|test-pool|calculate)\/|compiler\/(1-parse|2-resolve|3-lower|workspace|compile|build-into))/.test(m),
+      /^node_modules\/(fastify|ink|react|@inkjs|@modelcontextprotocol|better-sqlite3|ioredis|bullmq|ajv|js-yaml|chokidar|piscina|zod)\//.test(m) || /^dist\/(server\/(app|start|routes|store|catalog|config|admin-schemas)|cli\/(explore|test-pool|calculate)\/|compiler\/(1-parse|2-resolve|3-lower|workspace|compile|build-into|5-emit\/schemas))/.test(m),
     );
     expect(heavy).toEqual([]);
   });
