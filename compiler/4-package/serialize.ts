@@ -32,13 +32,14 @@ function tagValues(value: unknown): unknown {
   return value;
 }
 
-function reviver(_key: string, value: unknown): unknown {
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const o = value as Record<string, unknown>;
-    if (typeof o.$d === 'string' && Object.keys(o).length === 1) return new Decimal(o.$d);
-    if (typeof o.$date === 'string' && Object.keys(o).length === 1) return Day.parse(o.$date);
+/** The only key of an object, if it has exactly one. */
+function soleKey(o: Record<string, unknown>): string | undefined {
+  let only: string | undefined;
+  for (const k in o) {
+    if (only !== undefined) return undefined;
+    only = k;
   }
-  return value;
+  return only;
 }
 
 export function executableToJson(program: Executable): ExecutableJson {
@@ -67,13 +68,22 @@ export function executableToJson(program: Executable): ExecutableJson {
   return tagValues(json) as ExecutableJson;
 }
 
-/** Turn tagged decimals and dates inside a parsed JSON tree back into values (a new tree). */
+/** Turn tagged decimals and dates inside a parsed JSON tree back into values (a new tree; a
+ *  package's is read in every fresh process, so this walks it without intermediate arrays). */
 export function reviveValues<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(reviveValues) as T;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = reviveValues(value[i]);
+    return out as T;
+  }
   if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    const only = soleKey(o);
+    if (only === '$d' && typeof o.$d === 'string') return new Decimal(o.$d) as T;
+    if (only === '$date' && typeof o.$date === 'string') return Day.parse(o.$date) as T;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = reviveValues(v);
-    return reviver('', out) as T;
+    for (const k in o) out[k] = reviveValues(o[k]);
+    return out as T;
   }
   return value;
 }
