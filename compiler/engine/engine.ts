@@ -23,7 +23,7 @@ export interface EngineEvaluation {
   parameter(index: number, key: number): Value;
 }
 
-/** An observer needs the interpreter: the compiled engine reports nothing but its trace and the inputs read. */
+/** Either engine reports to an observer what it evaluates (the compiled one through its observed lowering). */
 export function startEvaluation(engine: EngineName, exec: Executable, dataset: Dataset, period: Period, options: EvaluationOptions & { observer?: EvaluationObserver } = {}): EngineEvaluation {
-  return engine === 'compiled' && !options.observer ? new CompiledEvaluation(exec, dataset, period, options) : new Evaluation(exec, dataset, period, options);
+  return engine === 'compiled' ? new CompiledEvaluation(exec, dataset, period, options) : new Evaluation(exec, dataset, period, options);
 }

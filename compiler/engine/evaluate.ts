@@ -92,7 +92,7 @@ export class Evaluation {
     const cached = memo.get(entity);
     if (cached !== undefined) {
       if (cached === IN_PROGRESS) throw new EvaluationError(`rule \`${this.program.rules[index].name}\` depends on itself`);
-      this.observer?.readRule(index, entity, cached);
+      this.observer?.readRule(index, entity);
       return cached;
     }
     const rule = this.program.rules[index];
@@ -110,7 +110,7 @@ export class Evaluation {
     this.trace?.push({ rule: index, entity, result });
     if (this.observer) {
       this.observer.leaveRule(index, entity, result);
-      this.observer.readRule(index, entity, result);
+      this.observer.readRule(index, entity);
     }
     return result;
   }
@@ -157,7 +157,7 @@ export class Evaluation {
   input(slot: string, entity: string): Value {
     const value = this.dataset.input(slot, entity, this.period);
     if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { missingInput: { slot, entity } });
-    this.observer?.readInput(slot, entity, value);
+    this.observer?.readInput(slot, entity);
     return value;
   }
 

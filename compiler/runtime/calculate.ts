@@ -97,7 +97,7 @@ export interface CalculateOptions {
   trace?: boolean;
   /** `refuse`: an answer that would rest on assumptions is an AssumptionsRefused error instead (default `allow`). */
   assumptions?: 'allow' | 'refuse';
-  /** Add the explanation of every output (evaluated by the reference interpreter, which reports what it reads). */
+  /** Add the explanation of every output (the engine reports what it reads and decides to a QueryRecord). */
   explain?: boolean;
 }
 
@@ -139,7 +139,7 @@ export function calculate(loaded: LoadedPackage, request: Pick<CalculateRequest,
     return { rule_id: rule.id, variable: rule.name, value: evaluation.json(step.result, rule.judgment), sources: pkg.rule_info[step.rule]?.sources ?? [], entity: step.entity };
   });
   const warnings = [...prepared.warnings, ...assumptionWarning(assumptions, prepared.mainId), ...coverageWarnings(pkg, prepared.period.start)];
-  return { period: prepared.periodLabel, outputs: read.outputs, trace, warnings, assumptions, ...(record ? { explanation: buildExplanation(loaded, record, prepared, read.explained) } : {}) };
+  return { period: prepared.periodLabel, outputs: read.outputs, trace, warnings, assumptions, ...(record ? { explanation: buildExplanation(loaded, record, prepared, read.explained, (v, judgment) => evaluation.json(v, judgment)) } : {}) };
 }
 
 /**

@@ -2,8 +2,8 @@ import type { ParsedModule } from '../../1-parse/module.js';
 import type { IfExpr, JudgmentExpr, Program } from '../../3-lower/ir.js';
 import type { LoweringOrigins } from '../../3-lower/program.js';
 import { HOLDS, type Outcome } from '../../engine/logic.js';
-import type { EvaluationObserver } from '../../engine/observer.js';
-import { Day, Decimal, type Value } from '../../values.js';
+import type { EngineValue, EvaluationObserver } from '../../engine/observer.js';
+import { Day, Decimal } from '../../values.js';
 import { type ArmCount, type BranchCount, chainOperands, type ModuleIndex, type RuleCount, type VersionCount } from './provisions.js';
 
 // Counts what the reference interpreter does while it runs the cases of one program: each rule
@@ -27,9 +27,10 @@ type Chain = { block: BranchCount; operands: Map<JudgmentExpr, number> };
 const isConnective = (e: JudgmentExpr): e is Extract<JudgmentExpr, { k: 'and' | 'or' }> => e.k === 'and' || e.k === 'or';
 
 /** Zero, false, not_holds, undetermined and empty text are what a rule nobody really tested shows. */
-function nonTrivial(result: Value | Outcome, judgment: boolean): boolean {
+function nonTrivial(result: EngineValue | Outcome, judgment: boolean): boolean {
   if (judgment) return result === HOLDS;
   if (result instanceof Decimal) return !result.isZero();
+  if (typeof result === 'number') return result !== 0; // the compiled engine's scaled form
   return result === true || result instanceof Day || (typeof result === 'string' && result !== '');
 }
 
@@ -89,7 +90,7 @@ export class CoverageObserver implements EvaluationObserver {
     if (v) v.hits++;
   }
 
-  leaveRule(rule: number, _entity: string, result: Value | Outcome): void {
+  leaveRule(rule: number, _entity: string, result: EngineValue | Outcome): void {
     const count = this.rule(rule).count;
     if (count && nonTrivial(result, this.program.rules[rule].judgment)) count.nonTrivial++;
   }

@@ -6,14 +6,18 @@ import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../../values.js';
 import { type CompiledProgram, type EvaluationScope, type Fast, type JudgmentFn, lowerExecutable, type ScalarFn, toFast, toValue } from './lower.js';
 import * as num from './numbers.js';
+import type { EvaluationObserver } from '../observer.js';
 
 // One query through a compiled program: the interpreter's Evaluation (lazy, memoised per rule
-// and entity id, same errors, same trace order) over closures and fast numbers.
+// and entity id, same errors, same trace order) over closures and fast numbers. With an
+// observer, the program's observed lowering runs, and the observer hears what it would hear
+// from the interpreter, in the same order (values in this engine's form: see observer.ts).
 
 const IN_PROGRESS = Symbol('in progress');
 type Memo = (Fast | typeof IN_PROGRESS | undefined)[];
 
 const lowered = new WeakMap<Executable, CompiledProgram>();
+const loweredObserved = new WeakMap<Executable, CompiledProgram>();
 
 /**
  * Values another evaluation of the same household computed, standing in for this one's where a
@@ -26,12 +30,14 @@ export interface Seed {
   from: Int32Array;
 }
 
-/** The program lowered to closures, once per executable. */
-export function compiledProgram(exec: Executable): CompiledProgram {
-  let program = lowered.get(exec);
-  if (!program) lowered.set(exec, (program = lowerExecutable(exec)));
+/** The program lowered to closures, once per executable (and once more, observed, when an observer asks). */
+export function compiledProgram(exec: Executable, observed = false): CompiledProgram {
+  const cache = observed ? loweredObserved : lowered;
+  let program = cache.get(exec);
+  if (!program) cache.set(exec, (program = lowerExecutable(exec, observed)));
   return program;
 }
+
 
 export class CompiledEvaluation implements EvaluationScope {
   private readonly program: CompiledProgram;
@@ -45,14 +51,16 @@ export class CompiledEvaluation implements EvaluationScope {
   /** Every rule value computed, when tracing is on (results in the engine's form: see `value`, `json`). */
   readonly trace: { rule: number; entity: string; result: Fast }[] | null;
   private readonly seed: Seed | undefined;
+  readonly observer: EvaluationObserver | undefined;
 
   constructor(
     exec: Executable,
     readonly dataset: Dataset,
     readonly period: Period,
-    options: EvaluationOptions & { seed?: Seed } = {},
+    options: EvaluationOptions & { seed?: Seed; observer?: EvaluationObserver } = {},
   ) {
-    this.program = compiledProgram(exec);
+    this.observer = options.observer;
+    this.program = compiledProgram(exec, Boolean(this.observer));
     this.trace = options.trace ? [] : null;
     this.deadline = options.deadline ?? Infinity;
     this.seed = options.seed;
@@ -79,6 +87,7 @@ export class CompiledEvaluation implements EvaluationScope {
     const cached = memo[index];
     if (cached !== undefined) {
       if (cached === IN_PROGRESS) throw new EvaluationError(`rule \`${this.program.rules[index].source.name}\` depends on itself`);
+      this.observer?.readRule(index, entity);
       return cached;
     }
     const seeded = this.seed && this.seed.from[index] >= 0 ? this.seed.evaluation.computed(this.seed.from[index], entity) : undefined;
@@ -96,6 +105,10 @@ export class CompiledEvaluation implements EvaluationScope {
     }
     memo[index] = result;
     this.trace?.push({ rule: index, entity, result });
+    if (this.observer) {
+      this.observer.leaveRule(index, entity, result);
+      this.observer.readRule(index, entity);
+    }
     return result;
   }
 
@@ -108,6 +121,7 @@ export class CompiledEvaluation implements EvaluationScope {
       if (!chosen) throw new EvaluationError(`rule \`${source.name}\` has no version in effect on ${periodLabel(this.period)}`, { notInEffect: { nextEffective: nextStart(versions, this.period.start) } });
       version = chosen;
     }
+    this.observer?.enterRule(index, entity, versions.indexOf(version));
     if (source.judgment) return (version.fn as JudgmentFn)(this, entity, entity);
     const value = (version.fn as ScalarFn)(this, entity, entity);
     if (source.rounding && (typeof value === 'number' || value instanceof Decimal)) return num.round(value, source.rounding.minorUnits, source.rounding.mode);
@@ -115,7 +129,12 @@ export class CompiledEvaluation implements EvaluationScope {
   }
 
   fastParameter(index: number, key: number): Fast {
-    return parameterCell(this.program.exec.parameters[index], this.program.parameters[index], this.period, index, key);
+    const value = parameterCell(this.program.exec.parameters[index], this.program.parameters[index], this.period, index, key);
+    if (this.observer) {
+      const param = this.program.exec.parameters[index];
+      this.observer.readParameter(index, param.versions.indexOf(latestVersion(param.versions, this.period.start)!), key, value);
+    }
+    return value;
   }
 
   /** Input slot number `slot` (see CompiledProgram.slots), memoised with the entity's rules. */
@@ -123,6 +142,8 @@ export class CompiledEvaluation implements EvaluationScope {
     const memo = this.memoOf(entity);
     let value = memo[slot] as Fast | undefined;
     if (value === undefined) memo[slot] = value = toFast(this.input(this.program.slots[slot - this.program.rules.length], entity));
+    // the interpreter reads an input each time a formula names it, and says so each time
+    this.observer?.readInput(this.program.slots[slot - this.program.rules.length], entity);
     return value;
   }
 

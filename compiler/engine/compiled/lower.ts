@@ -1,5 +1,6 @@
 import type { CmpOp, ExecRule, Executable, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
 import { describe as describeValue, EvaluationError } from '../evaluate.js';
+import type { EvaluationObserver } from '../observer.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, UNDETERMINED } from '../logic.js';
 import type { Period } from '../period.js';
 import { Day, Decimal, formatValue, kindOf, type Value } from '../../values.js';
@@ -8,6 +9,9 @@ import * as num from './numbers.js';
 // Lowers an executable's expressions once into JavaScript closures. Each closure does what the
 // interpreter's case for its node does, in the same order (so the same errors surface first),
 // on engine values: numbers in the fast form of ./numbers.ts, everything else as in the IR.
+// Lowered `observed`, the closures also report to the evaluation's observer what the
+// interpreter reports (each judgment's outcome, each comparison's sides, each branch taken), in
+// the same order; the plain lowering, which calculations use, carries none of it.
 
 /** A value as the compiled engine carries it: Value with numbers as `Num`. */
 export type Fast = num.Num | boolean | string | Day;
@@ -15,6 +19,8 @@ export type Fast = num.Num | boolean | string | Day;
 /** What the lowered closures call back into: one household's evaluation (CompiledEvaluation). */
 export interface EvaluationScope {
   readonly period: Period;
+  /** Set only on evaluations of an observed lowering. */
+  readonly observer: EvaluationObserver | undefined;
   rule(index: number, entity: string): Fast;
   fastParameter(index: number, key: number): Fast;
   fastInput(slot: number, entity: string): Fast;
@@ -101,7 +107,10 @@ const ARITH = { '+': num.plus, '-': num.minus, '*': num.times } as const;
 class Lowering {
   readonly slots: string[] = [];
   private readonly slotNumbers = new Map<string, number>();
-  constructor(private readonly exec: Executable) {}
+  constructor(
+    private readonly exec: Executable,
+    private readonly observed: boolean,
+  ) {}
 
   private slotNumber(slot: string): number {
     let n = this.slotNumbers.get(slot);
@@ -233,6 +242,18 @@ class Lowering {
         const conds = e.branches.map((b) => this.judgment(b.cond));
         const thens = e.branches.map((b) => this.scalar(b.then));
         const otherwise = this.scalar(e.otherwise);
+        if (this.observed) {
+          return (ev, entity, current) => {
+            for (let i = 0; i < conds.length; i++) {
+              if (conds[i](ev, entity, current) === HOLDS) {
+                ev.observer!.branch(e, entity, i);
+                return thens[i](ev, entity, current);
+              }
+            }
+            ev.observer!.branch(e, entity, conds.length);
+            return otherwise(ev, entity, current);
+          };
+        }
         return (ev, entity, current) => {
           for (let i = 0; i < conds.length; i++) if (conds[i](ev, entity, current) === HOLDS) return thens[i](ev, entity, current);
           return otherwise(ev, entity, current);
@@ -248,6 +269,16 @@ class Lowering {
   }
 
   judgment(e: JudgmentExpr): JudgmentFn {
+    const judge = this.judge(e);
+    if (!this.observed) return judge;
+    return (ev, entity, current) => {
+      const outcome = judge(ev, entity, current);
+      ev.observer!.judged(e, entity, outcome);
+      return outcome;
+    };
+  }
+
+  private judge(e: JudgmentExpr): JudgmentFn {
     const exec = this.exec;
     switch (e.k) {
       case 'const': {
@@ -258,6 +289,14 @@ class Lowering {
         const a = this.scalar(e.a);
         const b = this.scalar(e.b);
         const compare = comparer(e.op);
+        if (this.observed) {
+          return (ev, entity, current) => {
+            const x = a(ev, entity, current);
+            const y = b(ev, entity, current);
+            ev.observer!.compared(e, entity, x, y);
+            return compare(x, y);
+          };
+        }
         return (ev, entity, current) => compare(a(ev, entity, current), b(ev, entity, current));
       }
       case 'jrule': {
@@ -326,9 +365,9 @@ class Lowering {
   }
 }
 
-/** Lower every rule version, parameter table and derived-relation predicate of a program. */
-export function lowerExecutable(exec: Executable): CompiledProgram {
-  const lowering = new Lowering(exec);
+/** Lower every rule version, parameter table and derived-relation predicate of a program (`observed`: reporting to an observer). */
+export function lowerExecutable(exec: Executable, observed = false): CompiledProgram {
+  const lowering = new Lowering(exec, observed);
   return {
     exec,
     rules: exec.rules.map((rule) => ({

@@ -1,7 +1,8 @@
 import type { CmpExpr, CmpOp, ExecParameter, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
 import { expressionText } from '../../engine/expression-text.js';
-import { HOLDS, NOT_HOLDS, type Outcome, outcomeJson } from '../../engine/logic.js';
-import { Day, toJson, type Value } from '../../values.js';
+import { HOLDS, type Outcome, outcomeJson } from '../../engine/logic.js';
+import type { EngineValue } from '../../engine/observer.js';
+import { Day, toJson } from '../../values.js';
 import type { LoadedPackage } from '../loaded-package.js';
 import type { PreparedHousehold } from '../household.js';
 import type { FigureRead, Frame, QueryRecord } from './record.js';
@@ -130,7 +131,8 @@ function inForce(version: { from: number | null; to: number | null }): InForce {
   if (!dates) inForceOf.set(version, (dates = { from: day(version.from), to: day(version.to) }));
   return dates;
 }
-const json = (v: Value | Outcome): unknown => (v === HOLDS || v === NOT_HOLDS || v === 'undetermined' ? outcomeJson(v) : toJson(v as Value));
+/** A value the engine computed, as JSON (the evaluation's `json`: each engine writes its own form). */
+export type EngineJson = (value: EngineValue | Outcome, judgment: boolean) => unknown;
 
 /** Words for a comparison, as it came out: `a <= b` that does not hold reads "a exceeds b". */
 const RELATION: Record<CmpOp, [holds: string, fails: string]> = {
@@ -142,8 +144,8 @@ const RELATION: Record<CmpOp, [holds: string, fails: string]> = {
   '!=': ['differs from', 'equals'],
 };
 
-export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, prepared: PreparedHousehold, targets: ExplainTarget[]): Explanation {
-  return new ExplanationBuilder(loaded, record, prepared).build(targets);
+export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, prepared: PreparedHousehold, targets: ExplainTarget[], json: EngineJson): Explanation {
+  return new ExplanationBuilder(loaded, record, prepared, json).build(targets);
 }
 
 class ExplanationBuilder {
@@ -158,6 +160,7 @@ class ExplanationBuilder {
     private readonly loaded: LoadedPackage,
     private readonly record: QueryRecord,
     private readonly prepared: PreparedHousehold,
+    private readonly json: EngineJson,
   ) {
     this.exec = loaded.executable;
   }
@@ -207,7 +210,7 @@ class ExplanationBuilder {
       legal_id: rule.id,
       entity: rule.entity,
       entity_id: entity,
-      value: json(frame.result!),
+      value: this.json(frame.result!, rule.judgment),
       formula: expressionText(version.expr, this.exec),
       in_force: rule.alwaysApplies ? ALWAYS : inForce(version),
       citation,
@@ -253,7 +256,7 @@ class ExplanationBuilder {
   figure({ param, version, key, value }: FigureRead): Figure {
     const p: ExecParameter = this.exec.parameters[param];
     const v = p.versions[version];
-    return { name: p.name, legal_id: p.id, key: p.indexedBy ? key : null, value: toJson(value), in_force: inForce(v), citation: this.parameterCitation(param) };
+    return { name: p.name, legal_id: p.id, key: p.indexedBy ? key : null, value: this.json(value, false), in_force: inForce(v), citation: this.parameterCitation(param) };
   }
 
   private parameterNode(index: number, key: number): ParameterNode {
@@ -278,9 +281,9 @@ class ExplanationBuilder {
     const outcome = frame.outcomes.get(node);
     return {
       test: expressionText(node, this.exec),
-      left: { expression: expressionText(node.a, this.exec), value: toJson(a) },
+      left: { expression: expressionText(node.a, this.exec), value: this.json(a, false) },
       op: node.op,
-      right: { expression: expressionText(node.b, this.exec), value: toJson(b) },
+      right: { expression: expressionText(node.b, this.exec), value: this.json(b, false) },
       holds: outcome === undefined ? null : outcomeJson(outcome),
     };
   }

@@ -1,9 +1,9 @@
 import type { CmpExpr, IfExpr, JudgmentExpr } from '../../3-lower/ir.js';
 import type { Outcome } from '../../engine/logic.js';
-import type { EvaluationObserver } from '../../engine/observer.js';
-import type { Value } from '../../values.js';
+import type { EngineValue, EvaluationObserver } from '../../engine/observer.js';
 
-// What one query read and decided, rule by rule: each (rule, entity id) computed once (the
+// What one query read and decided, rule by rule (values in the engine's form, written as JSON
+// by the evaluation's `json` when the explanation is built): each (rule, entity id) computed once (the
 // engine memoises), with the rules, inputs and dated figures it read in the order it read them,
 // the branch each of its `if`s took, and the outcome and both sides of each judgment it decided.
 // Decisions are kept for the rule's own entity id; those made for related members inside a
@@ -15,19 +15,19 @@ export interface FigureRead {
   param: number;
   version: number;
   key: number;
-  value: Value;
+  value: EngineValue;
 }
 
 export interface Frame {
   rule: number;
   entity: string;
   version: number;
-  result: Value | Outcome | undefined;
+  result: EngineValue | Outcome | undefined;
   reads: Read[];
   figures: FigureRead[];
   branches: Map<IfExpr, number>;
   outcomes: Map<JudgmentExpr, Outcome>;
-  sides: Map<CmpExpr, [Value, Value]>;
+  sides: Map<CmpExpr, [EngineValue, EngineValue]>;
   /** Comparisons in the order decided. */
   comparisons: CmpExpr[];
 }
@@ -36,7 +36,7 @@ export interface Frame {
 // records its first (frames are made for every rule evaluated, so this keeps recording cheap).
 const NONE_BRANCHES: Map<IfExpr, number> = new Map();
 const NONE_OUTCOMES: Map<JudgmentExpr, Outcome> = new Map();
-const NONE_SIDES: Map<CmpExpr, [Value, Value]> = new Map();
+const NONE_SIDES: Map<CmpExpr, [EngineValue, EngineValue]> = new Map();
 const NONE_FIGURES: FigureRead[] = [];
 const NONE_COMPARISONS: CmpExpr[] = [];
 
@@ -65,7 +65,7 @@ export class QueryRecord implements EvaluationObserver {
     for (const byEntity of this.frames) if (byEntity) yield* byEntity.values();
   }
 
-  leaveRule(_rule: number, _entity: string, result: Value | Outcome): void {
+  leaveRule(_rule: number, _entity: string, result: EngineValue | Outcome): void {
     this.stack.pop()!.result = result;
     this.top = this.stack[this.stack.length - 1];
   }
@@ -85,7 +85,7 @@ export class QueryRecord implements EvaluationObserver {
     reads.push({ kind: 'input', slot, entity });
   }
 
-  readParameter(param: number, version: number, key: number, value: Value): void {
+  readParameter(param: number, version: number, key: number, value: EngineValue): void {
     const top = this.top;
     if (top && top.figures === NONE_FIGURES) top.figures = [];
     const figures = top?.figures ?? this.topFigures;
@@ -99,7 +99,7 @@ export class QueryRecord implements EvaluationObserver {
     top.branches.set(node, taken);
   }
 
-  compared(node: CmpExpr, entity: string, a: Value, b: Value): void {
+  compared(node: CmpExpr, entity: string, a: EngineValue, b: EngineValue): void {
     const top = this.top;
     if (!top || entity !== top.entity || top.sides.has(node)) return;
     if (top.sides === NONE_SIDES) {
