@@ -1,7 +1,6 @@
 import type { CmpExpr, IfExpr, JudgmentExpr } from '../3-lower/ir.js';
 import type { Outcome } from './logic.js';
 import type { Value } from '../values.js';
-import type { Fast } from './compiled/lower.js';
 
 // What the reference interpreter reports while it evaluates, for whoever needs more than values:
 // explanations (which figures, inputs and branches a value came from), coverage (which branches,
@@ -12,8 +11,8 @@ import type { Fast } from './compiled/lower.js';
 // engine's (a JS number there is a scaled decimal, see compiled/numbers.ts); the evaluation's
 // `json` writes either form as JSON.
 
-/** A value as an engine computes it: a Value (the interpreter), a Fast value (the compiled engine). */
-export type EngineValue = Value | Fast;
+/** A value as an engine computes it: a Value (the interpreter), or the compiled engine's Fast value, which is a Value or a scaled-decimal number. */
+export type EngineValue = Value | number;
 
 export interface EvaluationObserver {
   /** A rule starts computing for `entity` with version `version` (an index into its versions). */
