@@ -20,6 +20,14 @@ import { damagePages, damageStorePages, fillAuditPages, repairPages } from '../.
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'rules-store-faults-'));
 
+/** The daemon's JSON log lines so far. */
+const jsonLog = (served: Served) =>
+  served
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: number; msg: string });
+
 /** Poll /v1/ready until its status is `status`; how long that took. */
 async function readyBecomes(served: Served, status: number, withinMs: number) {
   const started = Date.now();
@@ -56,11 +64,7 @@ describe('a SQLite store damaged while the daemon runs', () => {
       expect(down.answer.body.error.message).toMatch(/shared_counter_store unavailable \(the sqlite store cannot read or write its database \(SQLITE_CORRUPT: the file is damaged \(/);
       expect(down.answer.body.error.message).not.toContain(dataDir); // a public answer does not say where the file is
       await sleep(200);
-      const logged = served
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { level: number; msg: string });
+      const logged = jsonLog(served);
       expect(logged).toContainEqual(expect.objectContaining({ level: 50, msg: expect.stringContaining(`store error while checking readiness: SQLite store ${pages.file} is damaged (`) }));
 
       repairPages(pages, original);
@@ -90,11 +94,7 @@ describe('a SQLite store that cannot write (its disk full)', () => {
       // what needs a write is refused, and the refusal is logged with its cause
       expect((await request(served, 'POST', '/v1/keys/trial')).body.error.code).toBe('store_unavailable');
       await sleep(200);
-      const logged = served
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { level: number; msg: string });
+      const logged = jsonLog(served);
       // once a minute, however often readiness was asked
       expect(logged.filter((l) => l.msg.startsWith('store error while checking readiness'))).toEqual([expect.objectContaining({ level: 50, msg: expect.stringMatching(/^store error while checking readiness: SQLite store unavailable: /) })]);
       expect(logged).toContainEqual(expect.objectContaining({ level: 50, msg: expect.stringMatching(/^store error while answering POST \/v1\/keys\/trial: SQLite store unavailable: /) }));
