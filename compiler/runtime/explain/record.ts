@@ -2,12 +2,12 @@ import type { CmpExpr, IfExpr, JudgmentExpr } from '../../3-lower/ir.js';
 import type { Outcome } from '../../engine/logic.js';
 import type { EngineValue, EvaluationObserver } from '../../engine/observer.js';
 
-// What one query read and decided, rule by rule (values in the engine's form, written as JSON
-// by the evaluation's `json` when the explanation is built): each (rule, entity id) computed once (the
+// What one query read and decided, rule by rule: each (rule, entity id) computed once (the
 // engine memoises), with the rules, inputs and dated figures it read in the order it read them,
 // the branch each of its `if`s took, and the outcome and both sides of each judgment it decided.
-// Decisions are kept for the rule's own entity id; those made for related members inside a
-// `count_where`/`sum_where` show up as the members' own reads.
+// Values stay in the engine's form until the explanation is built (the evaluation's `json`
+// writes them). Decisions are kept for the rule's own entity id; those made for related members
+// inside a `count_where`/`sum_where` show up as the members' own reads.
 
 export type Read = { kind: 'rule'; rule: number; entity: string } | { kind: 'input'; slot: string; entity: string };
 
