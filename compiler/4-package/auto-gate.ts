@@ -1,3 +1,5 @@
+import { referencedNames } from '../1-parse/formula/ast.js';
+import { valueKind } from '../dtypes.js';
 import type { ParsedModule, RuleDecl } from '../1-parse/module.js';
 import type { SourceTree } from '../2-resolve/source-tree.js';
 import type { ProgramSpec } from './program-spec.js';
@@ -15,8 +17,6 @@ import type { ProgramSpec } from './program-spec.js';
 
 /** The eligibility tests that gate a whole household (categorical eligibility is an alternative to the income test, not a gate). */
 const HOUSEHOLD_GATE_SUFFIXES = ['_income_eligible', '_resource_eligible', '_residency_eligible'];
-/** Identifiers in a formula that name no rule. */
-const FORMULA_KEYWORDS = new Set(['and', 'or', 'not', 'if', 'else', 'match', 'true', 'false', 'null', 'in', 'min', 'max', 'ceil', 'floor', 'len', 'sum', 'count', 'count_where', 'sum_where', 'any', 'all', 'member_of_household']);
 
 export interface OutputGate {
   output: string;
@@ -29,10 +29,15 @@ export interface OutputGate {
 /** The rule name the gated output's own rule takes. */
 export const coreName = (output: string): string => `${output}_core`;
 
-const isJudgment = (rule: Pick<RuleDecl, 'dtype'>): boolean => rule.dtype === undefined || rule.dtype === 'Judgment';
+/** A Judgment as lowering reads the dtype, or a rule without one (the composer takes it for a gate). */
+const isJudgment = (rule: Pick<RuleDecl, 'dtype'>): boolean => rule.dtype === undefined || valueKind(rule.dtype) === 'judgment';
 
-const identifiers = (rule: Pick<RuleDecl, 'versions'>): string[] =>
-  rule.versions.flatMap((v) => (v.formula ? [...v.formula.text.matchAll(/\b([a-z][a-z0-9_]*)\b/g)].map((m) => m[1]).filter((id) => !FORMULA_KEYWORDS.has(id)) : []));
+/** The names a rule's formulas refer to (a name that is no rule is passed over where it is looked up). */
+const namesRead = (rule: Pick<RuleDecl, 'versions'>): string[] => {
+  const names = new Set<string>();
+  for (const v of rule.versions) if (v.formula) referencedNames(v.formula.expr, names);
+  return [...names];
+};
 
 /** Rules by name over the scope's modules, depth first with each module before its imports (the first definition of a name wins), then the spec's own. */
 function rulesByName(spec: ProgramSpec, composed: ParsedModule, tree: SourceTree): Map<string, RuleDecl> {
@@ -58,7 +63,7 @@ function reachable(start: string, byName: Map<string, RuleDecl>): Set<string> {
     const rule = byName.get(name);
     if (seen.has(name) || !rule) continue;
     seen.add(name);
-    stack.push(...identifiers(rule));
+    stack.push(...namesRead(rule));
   }
   return seen;
 }
