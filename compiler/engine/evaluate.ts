@@ -1,4 +1,4 @@
-import type { ExecRule, Executable, JudgmentExpr, Relation, ScalarExpr } from '../3-lower/ir.js';
+import type { ExecParameter, ExecRule, Executable, JudgmentExpr, Relation, ScalarExpr } from '../3-lower/ir.js';
 import type { Dataset } from './dataset.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, outcomeJson } from './logic.js';
 import type { EvaluationObserver } from './observer.js';
@@ -139,7 +139,7 @@ export class Evaluation {
   parameter(index: number, key: number): Value {
     const param = this.program.parameters[index];
     const value = parameterCell(param, param.versions, this.period, index, key);
-    this.observer?.readParameter(index, param.versions.indexOf(latestVersion(param.versions, this.period.start)!), key, value);
+    this.observer?.readParameter(index, versionInForce(param, this.period), key, value);
     return value;
   }
 
@@ -385,6 +385,11 @@ export function parameterCell<T>(
 }
 
 /** The version with the greatest `from` on or before `day`; none when that version has expired. */
+/** The index of the version of a parameter in force in `period` (the cell read has just been found in it). */
+export function versionInForce(param: ExecParameter, period: Period): number {
+  return param.versions.indexOf(latestVersion(param.versions, period.start)!);
+}
+
 export function latestVersion<V extends { from: number | null; to: number | null }>(versions: V[], day: number): V | undefined {
   let chosen: V | undefined;
   for (const v of versions) if (v.from === null || v.from <= day) chosen = v;

@@ -17,7 +17,7 @@ export type EngineValue = Value | number;
 export interface EvaluationObserver {
   /** A rule starts computing for `entity` with version `version` (an index into its versions). */
   enterRule(rule: number, entity: string, version: number): void;
-  /** It computed `result` (a Value, or an Outcome for a judgment). */
+  /** It computed `result` (an EngineValue, or an Outcome for a judgment). */
   leaveRule(rule: number, entity: string, result: EngineValue | Outcome): void;
   /** A rule's value was used (computed just now or remembered). */
   readRule(rule: number, entity: string): void;

@@ -289,8 +289,8 @@ class HouseholdReader {
     }
     if (raw === null || raw === undefined) {
       // explicit null: the default is taken, and reported as an assumption when it is read
-      const byName = this.nulls.get(entityId) ?? this.nulls.set(entityId, new Map()).get(entityId)!;
-      if (!byName.has(input.name)) byName.set(input.name, `${container}.${key}`);
+      const nullFields = this.nulls.get(entityId) ?? this.nulls.set(entityId, new Map()).get(entityId)!;
+      if (!nullFields.has(input.name)) nullFields.set(input.name, `${container}.${key}`);
       return;
     }
     const value = readerOf(input)(raw, container, key, this.warn);

@@ -1,6 +1,6 @@
 import type { Executable, Relation } from '../../3-lower/ir.js';
 import type { Dataset } from '../dataset.js';
-import { EvaluationError, type EvaluationOptions, latestVersion, nextStart, parameterCell, type Result } from '../evaluate.js';
+import { EvaluationError, type EvaluationOptions, latestVersion, nextStart, parameterCell, type Result, versionInForce } from '../evaluate.js';
 import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../../values.js';
@@ -130,10 +130,7 @@ export class CompiledEvaluation implements EvaluationScope {
 
   fastParameter(index: number, key: number): Fast {
     const value = parameterCell(this.program.exec.parameters[index], this.program.parameters[index], this.period, index, key);
-    if (this.observer) {
-      const param = this.program.exec.parameters[index];
-      this.observer.readParameter(index, param.versions.indexOf(latestVersion(param.versions, this.period.start)!), key, value);
-    }
+    this.observer?.readParameter(index, versionInForce(this.program.exec.parameters[index], this.period), key, value);
     return value;
   }
 

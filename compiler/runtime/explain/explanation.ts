@@ -214,9 +214,9 @@ class ExplanationBuilder {
       formula: expressionText(version.expr, this.exec),
       in_force: rule.alwaysApplies ? ALWAYS : inForce(version),
       citation,
-      figures: frame.figures.length ? frame.figures.map((f) => this.figure(f)) : [],
-      branches: frame.branches.size ? this.branches(frame) : [],
-      comparisons: frame.comparisons.length ? frame.comparisons.map((c) => this.comparison(frame, c)) : [],
+      figures: frame.figures.map((f) => this.figure(f)),
+      branches: this.branches(frame),
+      comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
       children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
     };
     this.nodes.set(frame, node);
@@ -297,8 +297,9 @@ class ExplanationBuilder {
  */
 class Deciding {
   private readonly tests: DecidingTest[] = [];
-  /** Frames walked, for why they held and for why they failed. */
-  private readonly visited = { true: new Set<Frame>(), false: new Set<Frame>() };
+  /** Frames walked for why they held, and for why they failed. */
+  private readonly held = new Set<Frame>();
+  private readonly failed = new Set<Frame>();
 
   constructor(
     private readonly builder: ExplanationBuilder,
@@ -313,7 +314,7 @@ class Deciding {
   /** Why rule `index` for `entity` holds (`wanted` true) or fails / is zero (false). */
   private rule(index: number, entity: string, wanted: boolean): void {
     const frame = this.record.frame(index, entity);
-    const visited = this.visited[`${wanted}`];
+    const visited = wanted ? this.held : this.failed;
     if (!frame || visited.has(frame)) return;
     visited.add(frame);
     const expr = this.builder.exec.rules[index].versions[frame.version].expr;
