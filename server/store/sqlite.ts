@@ -314,11 +314,10 @@ export class SqliteStore implements Store {
     const started = performance.now();
     let problem: string | undefined;
     let reader: Database.Database | undefined;
+    // a file that cannot even be opened is no damage found: the error is the store's (run() says it is unavailable)
     try {
       reader = new Database(this.file, { readonly: true, fileMustExist: true });
       problem = integrityProblem(reader);
-    } catch (error) {
-      problem = error instanceof Error ? error.message : String(error);
     } finally {
       reader?.close();
     }
