@@ -1,6 +1,6 @@
 import type { Relation } from '../3-lower/ir.js';
 import type { Period } from './period.js';
-import type { Value } from '../values.js';
+import { Decimal, type Value } from '../values.js';
 
 // What a query is evaluated against: input values per (slot, entity id) and relation tuples,
 // each valid over an interval of days.
@@ -22,8 +22,15 @@ const RELATION_MARK = '#relation.';
 /** The value an entity id takes for a slot nobody gave, in any period (a package default), if any. */
 export type DefaultValue = (slot: string, entity: string) => Value | undefined;
 
+/** A value as given, where a JSON number may stay a number until it is read: exactly the decimal
+ *  of its shortest form (what `String(n)` writes), never -0. */
+export type GivenRaw = Value | number;
+
 /** The value given for a slot and entity id over a period that covers `period`, if any. */
-export type GivenValue = (slot: string, entity: string, period: Period) => Value | undefined;
+export type GivenValue = (slot: string, entity: string, period: Period) => GivenRaw | undefined;
+
+/** A given number as the Decimal it stands for. */
+export const decimalOfGiven = (v: GivenRaw): Value => (typeof v === 'number' ? new Decimal(v === 0 ? 0 : v) : v);
 
 /** An input read for an entity id. */
 export interface InputRead {
@@ -62,6 +69,12 @@ export class Dataset {
 
   /** The input's value covering the whole period: the latest start wins, the first given on ties; else the default. */
   input(slot: string, entity: string, period: Period): Value | undefined {
+    const value = this.inputRaw(slot, entity, period);
+    return typeof value === 'number' ? decimalOfGiven(value) : value;
+  }
+
+  /** `input`, where a number the household gave is left a number (the compiled engine reads it without a Decimal). */
+  inputRaw(slot: string, entity: string, period: Period): GivenRaw | undefined {
     const given = this.inputs.get(slot)?.get(entity);
     if (!given) return this.given?.(slot, entity, period) ?? this.byDefault(slot, entity);
     if (!Array.isArray(given)) return given.start <= period.start && given.end >= period.end ? given.value : this.byDefault(slot, entity);

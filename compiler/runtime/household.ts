@@ -1,4 +1,4 @@
-import { Dataset } from '../engine/dataset.js';
+import { Dataset, decimalOfGiven, type GivenRaw } from '../engine/dataset.js';
 import { monthPeriod, type Period } from '../engine/period.js';
 import { Day, Decimal, type Value } from '../values.js';
 import type { PackageEntity, PackageInput } from '../4-package/package-types.js';
@@ -80,10 +80,15 @@ export interface PreparedHousehold {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A value as read from the household: a JSON number stays a number (checked, exact as its shortest
+ *  decimal form) until a formula reads it, so the inputs no formula reaches cost no Decimal. */
+type ReadValue = GivenRaw;
+const asValue = decimalOfGiven;
+
 /** Reads a raw value given for one input: checked by its dtype and bounds, or a HouseholdError naming
  *  the field (`container.key`, or `container` without a key; written only when it fails); `warn`
  *  hears what was read other than as given (a number in text). */
-type InputReader = (raw: unknown, container: string, key: string, warn?: (message: string) => void) => Value;
+type InputReader = (raw: unknown, container: string, key: string, warn?: (message: string) => void) => ReadValue;
 
 const fieldText = (container: string, key: string): string => (key ? `${container}.${key}` : container);
 
@@ -123,9 +128,9 @@ function makeReader(input: PackageInput): InputReader {
           // JSON.parse reads a literal beyond the doubles (1e309) as Infinity: say so, not "got null"
           if (!Number.isFinite(raw)) throw new HouseholdError(fieldText(container, key), `must be a finite number ${typed}, got a number too large to represent`);
           if (whole && !Number.isInteger(raw)) fail(raw, container, key, 'a whole number');
-          // the checks run on the double itself (exact against these whole thresholds), then one Decimal of its shortest decimal form
+          // the checks run on the double itself (exact against these whole thresholds); its Decimal is made when a formula reads it
           checkNumber(bounds, raw, raw, container, key, Math.abs(raw) > MAX_MAGNITUDE_NUMBER, raw < 1, raw > MAX_HOUSEHOLD_PEOPLE, raw < 0, raw > MAX_AGE_YEARS);
-          return new Decimal(raw === 0 ? 0 : raw); // not -0: String(-0) is "0"
+          return raw;
         }
         if (typeof raw !== 'string' || !/^-?(\d+\.?\d*|\.\d+)$/.test(raw.trim())) fail(raw, container, key, 'a number');
         const n = new Decimal((raw as string).trim());
@@ -178,7 +183,7 @@ const PRECEDENCE: Record<string, number> = { spm_units: 0, people: 0, relations:
 /** A value as the household gave it: in which object (`container`, to tell two names in one object
  *  from two conventions) under which `key`; the field is built from them only when a message needs it. */
 interface Given {
-  value: Value;
+  value: ReadValue;
   container: string;
   key: string;
   precedence: number;
@@ -269,7 +274,7 @@ class HouseholdReader {
     return given && fieldOfGiven(given);
   }
 
-  valueOf(name: string, entityId: string): Value | undefined {
+  valueOf(name: string, entityId: string): ReadValue | undefined {
     return this.given.get(entityId)?.get(name)?.value;
   }
 
@@ -413,11 +418,12 @@ class HouseholdReader {
       for (const l of this.labels.values()) if (l.has(person.entity)) members++;
     }
     if (!countInput || (peopleCount === undefined && members <= 0)) return;
-    const given = this.valueOf(countInput, mainId);
+    const read = this.valueOf(countInput, mainId);
+    const given = read === undefined ? undefined : asValue(read);
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
       const container = peopleCount === undefined ? 'household.entities' : 'household.people';
-      this.keep(this.givenTo(mainId), countInput, { value: new Decimal(members), container, key: '', precedence: PRECEDENCE.people });
+      this.keep(this.givenTo(mainId), countInput, { value: members, container, key: '', precedence: PRECEDENCE.people });
     } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
       this.warnings.push(`${this.fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
     }
@@ -433,7 +439,7 @@ class HouseholdReader {
       (slot, id) => {
         for (const entity of labels.get(id) ?? []) {
           const input = defaulted.get(entity)?.get(slot);
-          if (input) return loaded.defaultValue(input, () => readerOf(input)(input.default, `default of ${input.name}`, ''));
+          if (input) return loaded.defaultValue(input, () => asValue(readerOf(input)(input.default, `default of ${input.name}`, '')));
         }
         return undefined;
       },
@@ -479,11 +485,15 @@ class HouseholdReader {
   }
 }
 
-function sameValue(a: Value, b: Value): boolean {
+function sameValue(x: ReadValue, y: ReadValue): boolean {
+  if (typeof x === 'number' && typeof y === 'number') return x === y;
+  const a = typeof x === 'number' ? asValue(x) : x;
+  const b = typeof y === 'number' ? asValue(y) : y;
   return a instanceof Decimal ? b instanceof Decimal && a.eq(b) : a instanceof Day ? b instanceof Day && a.n === b.n : a === b;
 }
 
-const formatGiven = (v: Value): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+/** A number reads as its Decimal would (the shortest decimal form, the same exponent thresholds). */
+const formatGiven = (v: ReadValue): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** More than MAX_HOUSEHOLD_PEOPLE people listed, or instances of one entity, are refused. */
 function checkPlausibleCounts(peopleCount: number | undefined, labels: Map<string, Set<string>>, mainEntity: string, personEntity: string | undefined): void {

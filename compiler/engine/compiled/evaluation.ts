@@ -1,10 +1,10 @@
 import type { Executable, Relation } from '../../3-lower/ir.js';
-import type { Dataset } from '../dataset.js';
+import { type Dataset, decimalOfGiven, type GivenRaw } from '../dataset.js';
 import { EvaluationError, type EvaluationOptions, latestVersion, nextStart, parameterCell, type Result, versionInForce } from '../evaluate.js';
 import { HOLDS, outcomeJson } from '../logic.js';
 import { type Period, periodLabel } from '../period.js';
 import { Decimal, toJson, type Value } from '../../values.js';
-import { type CompiledProgram, type EvaluationScope, type Fast, type JudgmentFn, lowerExecutable, type ScalarFn, toFast, toValue } from './lower.js';
+import { type CompiledProgram, type EvaluationScope, type Fast, type JudgmentFn, fastOfGiven, lowerExecutable, type ScalarFn, toFast, toValue } from './lower.js';
 import * as num from './numbers.js';
 import type { EvaluationObserver } from '../observer.js';
 
@@ -138,14 +138,18 @@ export class CompiledEvaluation implements EvaluationScope {
   fastInput(slot: number, entity: string): Fast {
     const memo = this.memoOf(entity);
     let value = memo[slot] as Fast | undefined;
-    if (value === undefined) memo[slot] = value = toFast(this.input(this.program.slots[slot - this.program.rules.length], entity));
+    if (value === undefined) memo[slot] = value = fastOfGiven(this.inputRaw(this.program.slots[slot - this.program.rules.length], entity));
     // the interpreter reads an input each time a formula names it, and says so each time
     this.observer?.readInput(this.program.slots[slot - this.program.rules.length], entity);
     return value;
   }
 
   input(slot: string, entity: string): Value {
-    const value = this.dataset.input(slot, entity, this.period);
+    return decimalOfGiven(this.inputRaw(slot, entity));
+  }
+
+  private inputRaw(slot: string, entity: string): GivenRaw {
+    const value = this.dataset.inputRaw(slot, entity, this.period);
     if (value === undefined) throw new EvaluationError(`missing input \`${slot}\` for entity ${entity} in ${periodLabel(this.period)}`, { missingInput: { slot, entity } });
     return value;
   }

@@ -1,6 +1,7 @@
 import type { CmpOp, ExecRule, Executable, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
 import { describe as describeValue, EvaluationError } from '../evaluate.js';
 import type { EvaluationObserver } from '../observer.js';
+import type { GivenRaw } from '../dataset.js';
 import { and, fromBoolean, HOLDS, NOT_HOLDS, not, or, type Outcome, UNDETERMINED } from '../logic.js';
 import type { Period } from '../period.js';
 import { Day, Decimal, formatValue, kindOf, type Value } from '../../values.js';
@@ -59,6 +60,11 @@ export interface CompiledProgram {
 
 export function toFast(v: Value): Fast {
   return v instanceof Decimal ? num.fromDecimal(v) : v;
+}
+
+/** A value as given (a JSON number not yet a Decimal: see Dataset.inputRaw) in the engine's form. */
+export function fastOfGiven(v: GivenRaw): Fast {
+  return typeof v === 'number' ? num.fromNumber(v) : toFast(v);
 }
 
 export function toValue(v: Fast): Value {

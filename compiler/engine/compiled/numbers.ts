@@ -13,6 +13,8 @@ export type Num = number | Decimal;
 const PLACES = 6;
 export const SCALE = 1_000_000;
 const MAX = Number.MAX_SAFE_INTEGER;
+/** 2^33 × 10^6: the scaled bound below which a double's nearest multiple of 10^-6 is unique. */
+const NUMBER_EXACT_BELOW = 2 ** 33 * SCALE;
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i); // exact doubles up to 10^22
 
 /** The scaled integer for a Decimal, or the Decimal itself when it has more than six places or is too large. */
@@ -36,6 +38,18 @@ export function fromDecimal(d: Decimal): Num {
     scaled = m / p;
   }
   return d.s < 0 ? -scaled : scaled;
+}
+
+/**
+ * The scaled integer for a JSON number that stands for the decimal of its shortest form (`String(x)`),
+ * without making that Decimal when it fits. `r / 10^6 === x` means x is the double nearest
+ * r × 10^-6; below 2^33 the doubles are closer together than 10^-6, so no other multiple of
+ * 10^-6 rounds to x and the shortest form of x is r × 10^-6 itself.
+ */
+export function fromNumber(x: number): Num {
+  const r = Math.round(x * SCALE);
+  if (Math.abs(r) < NUMBER_EXACT_BELOW && r / SCALE === x) return r === 0 ? 0 : r; // not -0
+  return fromDecimal(new Decimal(x === 0 ? 0 : x));
 }
 
 export function toDecimal(n: Num): Decimal {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RoundingMode } from '../../../../compiler/3-lower/ir.js';
 import * as num from '../../../../compiler/engine/compiled/numbers.js';
@@ -44,6 +45,23 @@ describe('compiled engine numbers', () => {
     expect(num.fromDecimal(new Decimal('1.5'))).toBe(1_500_000);
     expect(num.fromDecimal(new Decimal('0.001'))).toBe(1000);
     expect(num.fromDecimal(new Decimal('0.0000001'))).toBeInstanceOf(Decimal);
+  });
+
+  it('read a JSON number as the Decimal of its shortest form, in the fast form whenever that fits', () => {
+    const cents = fc.integer({ min: -1e12, max: 1e12 }).map((c) => c / 100);
+    const micros = fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }).map((m) => m / 1e6);
+    const nearEdge = fc.integer({ min: -3e6, max: 3e6 }).map((k) => 2 ** 33 + k / 1e6);
+    fc.assert(
+      fc.property(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), cents, micros, nearEdge, fc.constantFrom(0, -0, 0.1, 1.005, 2432.47, 8589934591.999999)), (x) => {
+        const expected = num.fromDecimal(new Decimal(x === 0 ? 0 : x));
+        const got = num.fromNumber(x);
+        expect(num.toDecimal(got).toString()).toBe(num.toDecimal(expected).toString());
+        if (typeof expected === 'number') expect(got).toBe(expected); // what the Decimal path makes fast stays fast
+        if (typeof got === 'number') expect(Number.isSafeInteger(got) && !Object.is(got, -0)).toBe(true);
+      }),
+      { numRuns: 20_000 },
+    );
+    expect(num.fromNumber(2432.47)).toBe(2_432_470_000);
   });
 
   it('add, subtract, multiply, divide, compare and round as decimal.js does', () => {
