@@ -129,7 +129,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
         summary.ok += result.ok;
         summary.failed += result.errors.length;
         for (const e of result.errors) if (summary.errors.length < ERRORS_KEPT) summary.errors.push(e);
-        await sink.write(result.text);
+        await sink.write(result.bytes);
         show();
       },
     });

@@ -3,7 +3,7 @@ import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { calculateResponse } from '../../server/calculation.js';
 import { ApiError } from '../../server/errors.js';
-import type { LineBatch } from '../line-pool.js';
+import { type EncodedText, type LineBatch, withEncodedText } from '../line-pool.js';
 import { formatResult, householdFromLine, type LineError, type LineFormat } from './rows.js';
 
 // A `rules calculate --input` worker: loads the package once, then turns batches of input lines
@@ -23,8 +23,7 @@ export interface WorkerSetup {
   timeoutMs: number;
 }
 
-export interface BatchResult {
-  text: string;
+export interface BatchResult extends EncodedText {
   ok: number;
   errors: { line: number; message: string }[];
 }
@@ -59,5 +58,5 @@ export default function calculateBatch(batch: LineBatch): BatchResult {
     else ok++;
     text += formatResult(setup.output, number, setup.variables, setup.trace, result, mainId) + '\n';
   });
-  return { text, ok, errors };
+  return withEncodedText({ ok, errors }, text);
 }

@@ -180,32 +180,44 @@ export function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold
   for (const { slot, entity } of prepared.dataset.defaultsRead) {
     const origin = prepared.origin(slot, entity);
     if (origin.given) continue; // a given value not for the whole period
-    const label = prepared.entityOf(slot, entity);
-    const { legal_id, value } = defaultOf(loaded, label, slot, () => prepared.dataset.input(slot, entity, prepared.period));
-    assumptions.push({ input: slot, legal_id, entity: label, entity_id: entity, value, reason: origin.reason, field: `household.entities.${label}.${entity}.${slot}` });
+    assumptions.push(assumedInput(loaded, prepared, prepared.entityOf(slot, entity), slot, entity, origin.reason));
   }
   return assumptions;
 }
 
-/** An input's legal id and default (as JSON), per package, entity and input: the same for every household. */
-const defaultsOf = new WeakMap<LoadedPackage, Map<string, Map<string, { legal_id: string | null; value: unknown }>>>();
-function defaultOf(loaded: LoadedPackage, label: string, slot: string, read: () => Value | undefined) {
-  let byLabel = defaultsOf.get(loaded);
-  if (!byLabel) defaultsOf.set(loaded, (byLabel = new Map()));
-  let bySlot = byLabel.get(label);
-  if (!bySlot) byLabel.set(label, (bySlot = new Map()));
-  let known = bySlot.get(slot);
-  if (!known) {
-    const value = read();
-    bySlot.set(slot, (known = { legal_id: loaded.resolveInput(label, slot)?.legal_id ?? null, value: value === undefined ? null : toJson(value) }));
+/** What an assumed input is, per package, entity, input and entity id: the same for every household,
+ *  so each is made once and shared (frozen: an answer's reader cannot change the next one's). */
+type AssumedBySlot = Map<string, Map<string, Map<string, Assumption>>>; // input, then entity id, then label
+const assumedInputs = new WeakMap<LoadedPackage, [notGiven: AssumedBySlot, givenNull: AssumedBySlot]>();
+function assumedInput(loaded: LoadedPackage, prepared: PreparedHousehold, label: string, slot: string, entity: string, reason: 'not_given' | 'null'): Assumption {
+  let byReason = assumedInputs.get(loaded);
+  if (!byReason) assumedInputs.set(loaded, (byReason = [new Map(), new Map()]));
+  // nested maps: no key string built per lookup
+  const bySlot = byReason[reason === 'null' ? 1 : 0];
+  let byEntity = bySlot.get(slot);
+  if (!byEntity) bySlot.set(slot, (byEntity = new Map()));
+  let byLabel = byEntity.get(entity);
+  if (!byLabel) byEntity.set(entity, (byLabel = new Map()));
+  let assumption = byLabel.get(label);
+  if (!assumption) {
+    const value = prepared.dataset.input(slot, entity, prepared.period);
+    assumption = Object.freeze({ input: slot, legal_id: loaded.resolveInput(label, slot)?.legal_id ?? null, entity: label, entity_id: entity, value: value === undefined ? null : toJson(value), reason, field: `household.entities.${label}.${entity}.${slot}` });
+    byLabel.set(label, assumption);
   }
-  return known;
+  return assumption;
 }
+
+/** How the warning lists an assumption (shared assumptions, so each is written once; mainId is the package's). */
+const listings = new WeakMap<Assumption, string>();
 
 /** One warning naming every input assumed (the period has its own), for clients that read only `warnings`. */
 function assumptionWarning(assumptions: Assumption[], mainId: string): string[] {
   const inputs = assumptions.filter((a) => a.input !== 'period');
   if (!inputs.length) return [];
-  const listed = inputs.map((a) => `${a.input}${a.entity_id === mainId ? '' : ` (${a.entity} ${a.entity_id})`} = ${JSON.stringify(a.value)}${a.reason === 'null' ? ' (given as null)' : ''}`);
+  const listed = inputs.map((a) => {
+    let text = listings.get(a);
+    if (text === undefined) listings.set(a, (text = `${a.input}${a.entity_id === mainId ? '' : ` (${a.entity} ${a.entity_id})`} = ${JSON.stringify(a.value)}${a.reason === 'null' ? ' (given as null)' : ''}`));
+    return text;
+  });
   return [`assumed ${inputs.length} ${inputs.length === 1 ? 'input' : 'inputs'} the household does not give, at the package defaults: ${listed.join(', ')}; each is in \`assumptions\`, and giving it makes the answer rest on facts`];
 }

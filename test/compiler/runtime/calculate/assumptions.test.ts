@@ -138,3 +138,17 @@ describe('assumptions through the interpreter', () => {
     expect(interpreted.assumptions).toEqual(compiled.assumptions);
   });
 });
+
+describe('assumptions are shared between answers', () => {
+  test('the same assumption is one frozen object in every answer, so a reader of one answer cannot change the next', () => {
+    const first = calculate(loaded('us-co/co-snap'), { household: SCREENING });
+    const second = calculate(loaded('us-co/co-snap'), { household: SCREENING });
+    const shelter = (r: typeof first) => r.assumptions.find((a) => a.input === 'snap_shelter_costs')!;
+    expect(shelter(second)).toBe(shelter(first));
+    expect(Object.isFrozen(shelter(first))).toBe(true);
+    expect(() => {
+      (shelter(first) as { value: unknown }).value = 5;
+    }).toThrow(TypeError);
+    expect(shelter(calculate(loaded('us-co/co-snap'), { household: SCREENING })).value).toBe(0);
+  });
+});
