@@ -6,77 +6,131 @@ import { UsageError } from './exit-codes.js';
 import { isOsError, osReason } from './os-errors.js';
 
 // Input lines through a pool of worker threads in batches, each batch's result handled in input
-// order (`rules calculate --input`, `rules diff --input`). At most a few batches per worker are
-// in flight, so memory stays constant however long the input is.
+// order (`rules calculate --input`, `rules diff --input`). The main thread only moves bytes: it
+// cuts the input at line ends into batches, moves each to a worker (transferred, not copied), and
+// writes the bytes the worker moves back; decoding, splitting, parsing, calculating and encoding
+// happen in the workers. At most a few batches per worker are in flight, so memory stays
+// constant however long the input is.
 
+/** A batch closes at the first line end after this many lines, or this many bytes. */
 const BATCH_LINES = 256;
+const BATCH_BYTES = 4 * 1024 * 1024;
+const NEWLINE = 0x0a;
 
+/** Input bytes as the main thread hands them to a worker: whole lines, the first numbered `firstLine`. */
+export interface RawBatch {
+  firstLine: number;
+  bytes: Uint8Array<ArrayBuffer>;
+}
+
+/** A batch's lines as a worker's handler reads them: the non-blank ones, with their input line numbers. */
 export interface LineBatch {
-  /** Input line number of each line. */
   numbers: number[];
   lines: string[];
 }
 
+/** What a pool worker answers for a batch: its handler's fields, the output text as bytes, and the lines it read. */
+export type PoolResult<R> = Omit<R, 'text'> & { bytes: Uint8Array; lines: number; blankLines: number };
+
 export interface LinePoolOptions<R> {
-  lines: AsyncIterable<string>;
+  /** The input's bytes, from where the lines start (after a CSV header). */
+  chunks: AsyncIterable<Uint8Array>;
   /** Lines already read before these (a CSV header). */
   linesBefore: number;
-  /** The worker module: its default export turns a LineBatch into R. */
+  /** The worker module: its default export is `lineWorker(handler)`. */
   worker: URL;
   workerData: unknown;
   workers: number;
-  onBlankLine(): void;
   /** Each batch's result, in input order. */
-  onResult(result: R, batch: LineBatch): Promise<void> | void;
+  onResult(result: PoolResult<R>): Promise<void> | void;
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** The lines of a raw batch: blank ones counted, not kept; a line's `\r\n` end read as its end. */
+export function readBatch(raw: RawBatch): LineBatch & { blankLines: number } {
+  const all = decoder.decode(raw.bytes).split('\n');
+  if (all[all.length - 1] === '') all.pop(); // the batch's final line end
+  const batch: LineBatch & { blankLines: number } = { numbers: [], lines: [], blankLines: 0 };
+  all.forEach((line, k) => {
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (text.trim() === '') batch.blankLines++;
+    else {
+      batch.numbers.push(raw.firstLine + k);
+      batch.lines.push(text);
+    }
+  });
+  return batch;
+}
+
+/**
+ * A pool worker's default export: `handle` turns a batch's lines into its output `text` (and any
+ * fields of its own); the text goes back as UTF-8 bytes in a buffer of their own, moved to the
+ * main thread rather than copied.
+ */
+export function lineWorker<R extends { text: string }>(handle: (batch: LineBatch) => R): (raw: RawBatch) => PoolResult<R> {
+  return (raw) => {
+    const batch = readBatch(raw);
+    const { text, ...fields } = handle(batch);
+    const value = { ...fields, bytes: encoder.encode(text), lines: batch.lines.length, blankLines: batch.blankLines };
+    return move({ [transferableSymbol]: [value.bytes.buffer], [valueSymbol]: value }) as unknown as PoolResult<R>;
+  };
+}
+
+/** Whole lines from a byte stream, a batch at a time: each cut after a line end, the last one at the end of the input. */
+export async function* rawBatches(chunks: AsyncIterable<Uint8Array>, linesBefore: number): AsyncGenerator<RawBatch> {
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  let lines = 0; // line ends in `parts`
+  let firstLine = linesBefore + 1;
+  const take = (until: number): RawBatch => {
+    // a buffer of its own (never a slice of Node's shared pool), since it is moved to a worker
+    const bytes = new Uint8Array(until);
+    let at = 0;
+    for (const part of parts) {
+      const n = Math.min(part.length, until - at);
+      bytes.set(n === part.length ? part : part.subarray(0, n), at);
+      at += n;
+      if (at === until) break;
+    }
+    const batch = { firstLine, bytes };
+    firstLine += lines;
+    return batch;
+  };
+  for await (const chunk of chunks) {
+    let lastEnd = -1;
+    let ends = 0;
+    for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, i + 1)) {
+      ends++;
+      lastEnd = i;
+    }
+    parts.push(chunk);
+    size += chunk.length;
+    lines += ends;
+    if (lastEnd < 0 || (lines < BATCH_LINES && size < BATCH_BYTES)) continue;
+    yield take(size - chunk.length + lastEnd + 1);
+    const rest = chunk.subarray(lastEnd + 1);
+    parts = rest.length ? [rest] : [];
+    size = rest.length;
+    lines = 0;
+  }
+  if (size) yield take(size);
 }
 
 export async function runLinePool<R>(options: LinePoolOptions<R>): Promise<void> {
   const pool = new Piscina({ filename: options.worker.href, workerData: options.workerData, minThreads: options.workers, maxThreads: options.workers, idleTimeout: 1000 });
-  const inFlight: { batch: LineBatch; result: Promise<R> }[] = [];
-  const drainOne = async () => {
-    const { batch, result } = inFlight.shift()!;
-    await options.onResult(await result, batch);
-  };
+  const inFlight: Promise<PoolResult<R>>[] = [];
+  const drainOne = async () => options.onResult(await inFlight.shift()!);
   try {
-    let batch: LineBatch = { numbers: [], lines: [] };
-    const submit = async () => {
-      inFlight.push({ batch, result: pool.run(batch) as Promise<R> });
-      batch = { numbers: [], lines: [] };
+    for await (const batch of rawBatches(options.chunks, options.linesBefore)) {
+      inFlight.push(pool.run(batch, { transferList: [batch.bytes.buffer] }) as Promise<PoolResult<R>>);
       if (inFlight.length >= options.workers * 4) await drainOne();
-    };
-    let lineNumber = options.linesBefore;
-    for await (const line of options.lines) {
-      lineNumber++;
-      if (line.trim() === '') {
-        options.onBlankLine();
-        continue;
-      }
-      batch.numbers.push(lineNumber);
-      batch.lines.push(line);
-      if (batch.lines.length === BATCH_LINES) await submit();
     }
-    if (batch.lines.length) await submit();
     while (inFlight.length) await drainOne();
   } finally {
     await pool.destroy();
   }
-}
-
-/** Output text as UTF-8 bytes. */
-export interface EncodedText {
-  bytes: Uint8Array;
-}
-
-const encoder = new TextEncoder();
-
-/**
- * A worker's batch result whose output text travels as bytes moved to the main thread, not
- * copied: the worker encodes it (its own buffer, never Node's shared pool) and the main thread
- * only writes it, so its one core is not spent on text the workers made.
- */
-export function withEncodedText<R extends object>(result: R, text: string): R & EncodedText {
-  const value = { ...result, bytes: encoder.encode(text) };
-  return move({ [transferableSymbol]: [value.bytes.buffer], [valueSymbol]: value }) as unknown as R & EncodedText;
 }
 
 /** Where a run's lines go: a file (`--output`) or another stream; a write error is a usage error naming the flag. */

@@ -44,18 +44,6 @@ export interface StreamSummary {
   peak_rss_mb: number;
 }
 
-/** Input text as lines, with backpressure: the next chunk is read only when the lines are taken. */
-async function* linesOf(stream: AsyncIterable<string>, onBytes: (n: number) => void): AsyncGenerator<string> {
-  let rest = '';
-  for await (const chunk of stream) {
-    onBytes(Buffer.byteLength(chunk));
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop()!;
-    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
-  }
-  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
-}
-
 /** CSV input: the header's columns must be `period` or inputs of the package's main entity. */
 function checkColumns(loaded: LoadedPackage, columns: string[], input: string): void {
   const main = loaded.pkg.main_entity;
@@ -73,22 +61,53 @@ export function checkHeader(columns: string[], input: string, isKnown: (column: 
   }
 }
 
+/** The first line of a byte stream (a CSV header) and the stream's bytes after it; null for an empty stream. */
+async function splitFirstLine(chunks: AsyncIterator<Uint8Array>): Promise<{ first: string; rest: AsyncIterable<Uint8Array> } | null> {
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    const next = await chunks.next();
+    if (next.done) {
+      if (!parts.length) return null;
+      return { first: Buffer.concat(parts).toString('utf8'), rest: (async function* () {})() };
+    }
+    const end = next.value.indexOf(0x0a);
+    if (end < 0) {
+      parts.push(next.value);
+      continue;
+    }
+    parts.push(next.value.subarray(0, end));
+    const after = next.value.subarray(end + 1);
+    const rest = (async function* () {
+      if (after.length) yield after;
+      for (let more = await chunks.next(); !more.done; more = await chunks.next()) yield more.value;
+    })();
+    return { first: Buffer.concat(parts).toString('utf8'), rest };
+  }
+}
+
 /**
- * The households of `--input` (a file or stdin) as lines, with how much of a file is read so far;
- * a CSV input's header is read first (its columns; `linesBefore` counts it).
+ * The households of `--input` (a file or stdin) as bytes (../line-pool.ts cuts them into lines),
+ * with how much of a file is read so far; a CSV input's header is read first (its columns;
+ * `linesBefore` counts it).
  */
-export async function openInput(input: string): Promise<{ format: LineFormat; lines: AsyncGenerator<string>; share: () => number | undefined; columns: string[]; linesBefore: number }> {
+export async function openInput(input: string): Promise<{ format: LineFormat; chunks: AsyncIterable<Uint8Array>; share: () => number | undefined; columns: string[]; linesBefore: number }> {
   const totalBytes = input === '-' ? undefined : statSync(input).size;
-  const source = input === '-' ? process.stdin.setEncoding('utf8') : createReadStream(input, { encoding: 'utf8' });
+  const source: AsyncIterable<Uint8Array> = input === '-' ? process.stdin : createReadStream(input, { highWaterMark: 256 * 1024 });
   let bytes = 0;
+  const counted = (async function* () {
+    for await (const chunk of source) {
+      bytes += chunk.length;
+      yield chunk;
+    }
+  })();
   const format: LineFormat = input === '-' ? 'jsonl' : formatOf(input);
-  const lines = linesOf(source, (n) => (bytes += n));
   const share = () => (totalBytes ? Math.min(1, bytes / totalBytes) : undefined);
-  if (format !== 'csv') return { format, lines, share, columns: [], linesBefore: 0 };
-  const header = await lines.next();
-  if (header.done) throw new UsageError(`${input}: empty; a CSV input starts with a header of input names`);
+  if (format !== 'csv') return { format, chunks: counted, share, columns: [], linesBefore: 0 };
+  const header = await splitFirstLine(counted[Symbol.asyncIterator]());
+  if (!header) throw new UsageError(`${input}: empty; a CSV input starts with a header of input names`);
+  const line = header.first.endsWith('\r') ? header.first.slice(0, -1) : header.first;
   try {
-    return { format, lines, share, columns: parseCsvLine(header.value).map((c) => c.trim()), linesBefore: 1 };
+    return { format, chunks: header.rest, share, columns: parseCsvLine(line).map((c) => c.trim()), linesBefore: 1 };
   } catch (err) {
     throw new UsageError(`${input}: line 1 (the header): ${(err as Error).message}`);
   }
@@ -102,7 +121,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   if (outputFormat === 'csv' && options.trace) throw new UsageError('--trace needs JSON Lines output (a trace does not fit in a CSV row)');
   if (outputFormat === 'csv' && options.explain) throw new UsageError('--explain needs JSON Lines output (an explanation does not fit in a CSV row)');
   if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
-  const { format: inputFormat, lines, share, columns, linesBefore } = await openInput(options.input);
+  const { format: inputFormat, chunks, share, columns, linesBefore } = await openInput(options.input);
   if (inputFormat === 'csv') checkColumns(loaded, columns, options.input);
 
   const sink = new LineSink(options.output, process.stdout);
@@ -118,14 +137,14 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
   try {
     if (outputFormat === 'csv') await sink.write(csvHeader(options.variables) + '\n');
     await runLinePool<BatchResult>({
-      lines,
+      chunks,
       linesBefore,
       worker: new URL('./worker.js', import.meta.url),
       workerData: setup,
       workers: options.workers,
-      onBlankLine: () => summary.blank_lines++,
-      onResult: async (result, batch) => {
-        summary.households += batch.lines.length;
+      onResult: async (result) => {
+        summary.blank_lines += result.blankLines;
+        summary.households += result.lines;
         summary.ok += result.ok;
         summary.failed += result.errors.length;
         for (const e of result.errors) if (summary.errors.length < ERRORS_KEPT) summary.errors.push(e);

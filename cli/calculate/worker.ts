@@ -3,7 +3,7 @@ import type { RuntimePackage } from '../../compiler/4-package/package-types.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { calculateResponse } from '../../server/calculation.js';
 import { ApiError } from '../../server/errors.js';
-import { type EncodedText, type LineBatch, withEncodedText } from '../line-pool.js';
+import { type LineBatch, lineWorker } from '../line-pool.js';
 import { formatResult, householdFromLine, type LineError, type LineFormat } from './rows.js';
 
 // A `rules calculate --input` worker: loads the package once, then turns batches of input lines
@@ -23,7 +23,8 @@ export interface WorkerSetup {
   timeoutMs: number;
 }
 
-export interface BatchResult extends EncodedText {
+export interface BatchResult {
+  text: string;
   ok: number;
   errors: { line: number; message: string }[];
 }
@@ -47,7 +48,7 @@ function run(line: string) {
   }
 }
 
-export default function calculateBatch(batch: LineBatch): BatchResult {
+function calculateBatch(batch: LineBatch): BatchResult {
   let text = '';
   let ok = 0;
   const errors: BatchResult['errors'] = [];
@@ -58,5 +59,7 @@ export default function calculateBatch(batch: LineBatch): BatchResult {
     else ok++;
     text += formatResult(setup.output, number, setup.variables, setup.trace, result, mainId) + '\n';
   });
-  return withEncodedText({ ok, errors }, text);
+  return { text, ok, errors };
 }
+
+export default lineWorker(calculateBatch);

@@ -42,7 +42,7 @@ function checkDiffColumns(plan: DiffPlan, columns: string[], input: string): voi
 export async function streamDiff(plan: DiffPlan, setup: Omit<DiffWorkerSetup, 'input' | 'columns' | 'output'>, options: DiffStreamOptions): Promise<{ summary: DiffSummary; stats: DiffRunStats }> {
   const outputFormat = options.output ? formatOf(options.output) : null;
   if (options.output) requireFolder(path.dirname(path.resolve(options.output)), `--output ${options.output}: its folder`);
-  const { format, lines, share, columns, linesBefore } = await openInput(options.input);
+  const { format, chunks, share, columns, linesBefore } = await openInput(options.input);
   if (format === 'csv') checkDiffColumns(plan, columns, options.input);
 
   const sink = outputFormat ? new LineSink(options.output, process.stdout) : undefined;
@@ -59,17 +59,17 @@ export async function streamDiff(plan: DiffPlan, setup: Omit<DiffWorkerSetup, 'i
   try {
     if (outputFormat === 'csv') await sink!.write(diffCsvHeader(plan) + '\n');
     await runLinePool<DiffBatchResult>({
-      lines,
+      chunks,
       linesBefore,
       worker: new URL('./worker.js', import.meta.url),
       workerData: workerSetup,
       workers: options.workers,
-      onBlankLine: () => summary.addBlankLine(),
-      onResult: async (result, batch) => {
+      onResult: async (result) => {
+        summary.addBlankLines(result.blankLines);
         summary.merge(result.state);
-        done += batch.lines.length;
+        done += result.lines;
         changed += result.state.all.changed;
-        await sink?.write(result.text);
+        await sink?.write(result.bytes);
         show();
       },
     });

@@ -5,7 +5,7 @@ import type { AccumulatorState } from '../../compiler/diff/summary.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { badResult, compareOne, type DiffResult, newComparer, newSummary, splitTags, summarise } from '../../lib/diff.js';
 import { householdFromCsv, householdFromLine, type LineFormat, parseCsvLine } from '../calculate/rows.js';
-import type { LineBatch } from '../line-pool.js';
+import { type LineBatch, lineWorker } from '../line-pool.js';
 import { formatDiffLine } from './lines.js';
 
 // A `rules diff --input` worker: builds both sides once (the reform with its --set overrides),
@@ -62,7 +62,7 @@ function compareLine(line: string, number: number): DiffResult {
   return compareOne(plan, comparer, household, tags, number);
 }
 
-export default function diffBatch(batch: LineBatch): DiffBatchResult {
+function diffBatch(batch: LineBatch): DiffBatchResult {
   const summary = newSummary(plan);
   let text = '';
   batch.lines.forEach((line, k) => {
@@ -72,3 +72,5 @@ export default function diffBatch(batch: LineBatch): DiffBatchResult {
   });
   return { text, state: summary.state() };
 }
+
+export default lineWorker(diffBatch);

@@ -240,8 +240,8 @@ export class DiffAccumulator {
     if (this.s.bad.lines.length < (this.options.errorsKept ?? 100)) this.s.bad.lines.push({ line, message });
   }
 
-  addBlankLine(): void {
-    this.s.blank_lines++;
+  addBlankLines(count: number): void {
+    this.s.blank_lines += count;
   }
 
   addPastCoverage(): void {
