@@ -165,7 +165,7 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
   if (!isObj(household)) throw new HouseholdError('household', 'must be an object');
   const h = new HouseholdReader(loaded, household);
   h.readSpmUnits();
-  if (household.facts !== undefined) h.setAll(h.main.entity, h.mainId, household.facts, 'household.facts');
+  if (household.facts !== undefined) h.setAll(h.main.entity, h.mainId, household.facts, 'household.facts', PRECEDENCE.facts);
   h.readPeople();
   h.readEntities();
   h.readRelations();
@@ -178,7 +178,7 @@ export function prepareHousehold(loaded: LoadedPackage, household: unknown): Pre
 type Obj = Record<string, unknown>;
 
 /** How specific each convention is: a value given in a more specific one wins (`facts` are overrides). */
-const PRECEDENCE: Record<string, number> = { spm_units: 0, people: 0, relations: 0, entities: 1, facts: 2 };
+const PRECEDENCE = { spm_units: 0, people: 0, entities: 1, facts: 2 } as const;
 
 /** A value as the household gave it: in which object (`container`, to tell two names in one object
  *  from two conventions) under which `key`; the field is built from them only when a message needs it. */
@@ -191,14 +191,19 @@ interface Given {
 
 const fieldOfGiven = (g: { container: string; key: string }): string => fieldText(g.container, g.key);
 
-/** The convention an object of the household belongs to: `household.<convention>…`. */
-const conventionOf = (container: string): string => container.slice('household.'.length).split('.', 1)[0];
 
 /** What the adapter reads of a package once rather than per household: each entity's labels (the
  *  entities whose inputs its ids carry) and each entity's inputs that have a default, by name. */
 interface PackageShape {
   labels: Map<string, string[]>;
   defaulted: Map<string, Map<string, PackageInput>>;
+  /** Per entity, each key a household has given an input under (name, alias or legal id): the input and its reader. */
+  keys: Map<string, Map<string, KnownKey>>;
+}
+
+interface KnownKey {
+  input: PackageInput;
+  read: InputReader;
 }
 
 const shapes = new WeakMap<LoadedPackage, PackageShape>();
@@ -207,7 +212,7 @@ function shapeOf(loaded: LoadedPackage): PackageShape {
   let shape = shapes.get(loaded);
   if (shape) return shape;
   const entities = loaded.pkg.entities;
-  shape = { labels: new Map(), defaulted: new Map() };
+  shape = { labels: new Map(), defaulted: new Map(), keys: new Map() };
   for (const entity of entities) {
     // an entity that only labels inputs shares the ids of the entity whose rules read them (id_template)
     shape.labels.set(entity.entity, entities.filter((e) => e.entity === entity.entity || (e.id_template === entity.id_template && !e.relations?.length)).map((e) => e.entity));
@@ -285,21 +290,26 @@ class HouseholdReader {
     return byName;
   }
 
-  private set(entityLabel: string, entityId: string, byName: Map<string, Given>, key: string, raw: unknown, container: string, precedence: number): void {
-    const input = this.loaded.resolveInput(entityLabel, key);
-    if (!input) {
+  private set(entityLabel: string, entityId: string, byName: Map<string, Given>, known: Map<string, KnownKey>, key: string, raw: unknown, container: string, precedence: number): void {
+    let found = known.get(key);
+    if (!found) {
+      const input = this.loaded.resolveInput(entityLabel, key);
+      if (input) known.set(key, (found = { input, read: readerOf(input) }));
+    }
+    if (!found) {
       const pkg = this.loaded.pkg;
       const known = this.loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
       throw new HouseholdError(`${container}.${key}`, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, known)}`);
     }
     if (raw === null || raw === undefined) {
       // explicit null: the default is taken, and reported as an assumption when it is read
+      const { input } = found;
       const nullFields = this.nulls.get(entityId) ?? this.nulls.set(entityId, new Map()).get(entityId)!;
       if (!nullFields.has(input.name)) nullFields.set(input.name, `${container}.${key}`);
       return;
     }
-    const value = readerOf(input)(raw, container, key, this.warn);
-    this.keep(byName, input.name, { value, container, key, precedence });
+    const value = found.read(raw, container, key, this.warn);
+    this.keep(byName, found.input.name, { value, container, key, precedence });
   }
 
   /** One value per input and entity id (`byName`, its values): two in one object must agree; across conventions the more specific wins, with a warning. */
@@ -320,11 +330,11 @@ class HouseholdReader {
   }
 
   /** Every input of one object (`container`, the household's path to it) for one entity id. */
-  setAll(entityLabel: string, entityId: string, obj: unknown, container: string): void {
+  setAll(entityLabel: string, entityId: string, obj: unknown, container: string, precedence: number): void {
     if (!isObj(obj)) throw new HouseholdError(container, 'must be an object of input values');
-    const precedence = PRECEDENCE[conventionOf(container)] ?? 0;
     const byName = this.givenTo(entityId);
-    for (const key of Object.keys(obj)) this.set(entityLabel, entityId, byName, key, obj[key], container, precedence);
+    const known = this.shape.keys.get(entityLabel) ?? this.shape.keys.set(entityLabel, new Map()).get(entityLabel)!;
+    for (const key of Object.keys(obj)) this.set(entityLabel, entityId, byName, known, key, obj[key], container, precedence);
   }
 
   /** An instance of a member entity belongs to the main entity through that entity's relations. */
@@ -339,7 +349,7 @@ class HouseholdReader {
     if (units === undefined) return;
     if (!isObj(units)) throw new HouseholdError('household.spm_units', 'must be an object keyed by unit id');
     const [first, ...rest] = Object.entries(units);
-    if (first) this.setAll(this.main.entity, this.mainId, first[1], `household.spm_units.${first[0]}`);
+    if (first) this.setAll(this.main.entity, this.mainId, first[1], `household.spm_units.${first[0]}`, PRECEDENCE.spm_units);
     if (rest.length) this.warnings.push(`household.spm_units: only the first unit (${first[0]}) is used; ignored ${rest.map(([k]) => k).join(', ')}`);
   }
 
@@ -356,7 +366,7 @@ class HouseholdReader {
         continue;
       }
       this.addMember(pid);
-      this.setAll(this.person.entity, pid, attrs ?? {}, `household.people.${pid}`);
+      this.setAll(this.person.entity, pid, attrs ?? {}, `household.people.${pid}`, PRECEDENCE.people);
     }
   }
 
@@ -373,7 +383,7 @@ class HouseholdReader {
       for (const [id, attrs] of Object.entries(instances)) {
         if (entity.id_template === mainId && id !== mainId) throw new HouseholdError(`household.entities.${label}.${id}`, `the ${label} id is \`${mainId}\`${entity.entity === main.entity ? '' : ` (no relation links a ${label} to the ${main.entity}: its inputs are the ${main.entity}'s)`}`);
         if (!this.labels.get(id)?.has(entity.entity)) this.addMember(id, entity);
-        this.setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`);
+        this.setAll(entity.entity, id, attrs, `household.entities.${label}.${id}`, PRECEDENCE.entities);
       }
     }
   }
