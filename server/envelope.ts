@@ -19,6 +19,11 @@ export function ok<T>(request: FastifyRequest, environment: Environment, data: T
   return { status: 'ok' as const, data, meta: meta(request, environment) };
 }
 
+/** `ok` with `data` given as JSON text: the same envelope, written without re-serialising the data. */
+export function okJson(request: FastifyRequest, environment: Environment, data: string): string {
+  return `{"status":"ok","data":${data},"meta":${JSON.stringify(meta(request, environment))}}`;
+}
+
 export function failure(request: FastifyRequest, environment: Environment, code: string, message: string, data?: unknown, details?: Record<string, unknown>) {
   return { status: 'error' as const, error: { code, message, ...details }, meta: meta(request, environment), ...(data === undefined ? {} : { data }) };
 }

@@ -1,5 +1,6 @@
 import type { Assumption } from '../../compiler/runtime/calculate.js';
 import type { CalculateResponse } from '../../server/calculation.js';
+import { answerJson } from '../../server/response-json.js';
 import { Decimal } from '../../compiler/values.js';
 
 // The line formats of `rules calculate --input/--output`: JSON Lines or CSV in, JSON Lines or
@@ -96,34 +97,15 @@ export interface LineError {
 const assumptionsCell = (assumptions: Assumption[] | undefined, mainId: string): string =>
   (assumptions ?? []).map((a) => `${a.input}${a.entity_id === null || a.entity_id === mainId ? '' : `[${a.entity_id}]`}=${JSON.stringify(a.value)}`).join('; ');
 
-/** Each assumption's JSON, written once: assumptions are shared by every household that makes them (calculate.ts). */
-const assumptionJson = new WeakMap<Assumption, string>();
-
-const listJson = (assumptions: Assumption[]): string => {
-  let text = '[';
-  assumptions.forEach((a, i) => {
-    let json = assumptionJson.get(a);
-    if (json === undefined) assumptionJson.set(a, (json = JSON.stringify(a)));
-    text += i ? `,${json}` : json;
-  });
-  return `${text}]`;
-};
-
-/**
- * A JSON Lines result: `{line, …the CalculateResponse, trace last (when asked)}`, the text
- * JSON.stringify writes for that object, with the assumptions (often a hundred, the same in most
- * households) each serialised once.
- */
-function resultLine(line: number, result: CalculateResponse, trace: boolean): string {
-  const { trace: steps, assumptions, explanation, ...head } = result;
-  const start = JSON.stringify({ line, ...head });
-  return `${start.slice(0, -1)},"assumptions":${listJson(assumptions)}${explanation ? `,"explanation":${JSON.stringify(explanation)}` : ''}${trace ? `,"trace":${JSON.stringify(steps)}` : ''}}`;
-}
-
 /** The output line for one household (or its error). `mainId`: the main entity's id, which CSV leaves unsaid. */
 export function formatResult(format: LineFormat, line: number, variables: string[], trace: boolean, result: CalculateResponse | LineError, mainId: string): string {
   const failed = 'code' in result;
-  if (format === 'jsonl') return failed ? JSON.stringify({ line, error: result }) : resultLine(line, result, trace);
+  if (format === 'jsonl') {
+    if (failed) return JSON.stringify({ line, error: result });
+    // the trace last, when asked for
+    const { trace: steps, ...rest } = result;
+    return answerJson(trace ? { line, ...rest, trace: steps } : { line, ...rest });
+  }
   if (failed) return csvRecord([line, ...variables.map(() => ''), '', assumptionsCell(result.assumptions, mainId), `${result.code}: ${result.message}`]);
   return csvRecord([line, ...variables.map((v) => result.outputs[v]), result.warnings.join('; '), assumptionsCell(result.assumptions, mainId), '']);
 }

@@ -1,0 +1,76 @@
+import type { Assumption, TraceEntry } from '../compiler/runtime/calculate.js';
+
+// A calculation's answer as JSON text: exactly what JSON.stringify writes for it, faster. Most of
+// an answer's bytes are the same in every household: a trace entry's rule, variable and sources,
+// an assumption whole. Those are written once per rule (or assumption) and reused, so a response
+// costs its values, not its size; JSON.stringify re-serialised them for every answer (the largest
+// single cost of POST /v1/calculate in the daemon's profile).
+
+/** A route's `data` already written as JSON text (the app wraps it in the envelope as text). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** `{"rule_id":…,"variable":…,"value":` by rule id (the variable kept to check the entry is that rule's). */
+const traceHeads = new Map<string, { variable: string; head: string }>();
+/** `,"sources":[…],"entity":` by a rule's sources list (shared by every entry of the rule). */
+const traceTails = new WeakMap<string[], string>();
+/** An assumption's JSON: assumptions are shared by every answer that makes them (calculate.ts). */
+const assumptionTexts = new WeakMap<Assumption, string>();
+
+const TRACE_FIELDS = ['rule_id', 'variable', 'value', 'sources', 'entity'];
+
+/** The shape the runtime makes: these five fields in this order, a value present, the texts and list as typed. */
+function isPlainTraceEntry(entry: TraceEntry): boolean {
+  const keys = Object.keys(entry);
+  if (keys.length !== 5) return false;
+  for (let i = 0; i < 5; i++) if (keys[i] !== TRACE_FIELDS[i]) return false;
+  return entry.value !== undefined && typeof entry.rule_id === 'string' && typeof entry.variable === 'string' && Array.isArray(entry.sources) && typeof entry.entity === 'string';
+}
+
+function traceEntryJson(entry: TraceEntry): string {
+  if (!isPlainTraceEntry(entry)) return JSON.stringify(entry); // anything else, as JSON.stringify writes it
+  const { rule_id, variable, value, sources, entity } = entry;
+  let head = traceHeads.get(rule_id);
+  if (head?.variable !== variable) traceHeads.set(rule_id, (head = { variable, head: `{"rule_id":${JSON.stringify(rule_id)},"variable":${JSON.stringify(variable)},"value":` }));
+  let tail = traceTails.get(sources);
+  if (tail === undefined) traceTails.set(sources, (tail = `,"sources":${JSON.stringify(sources)},"entity":`));
+  return `${head.head}${JSON.stringify(value)}${tail}${JSON.stringify(entity)}}`;
+}
+
+/** A trace as JSON text (see traceEntryJson). */
+export function traceJson(trace: TraceEntry[]): string {
+  let text = '[';
+  for (let i = 0; i < trace.length; i++) text += (i ? ',' : '') + traceEntryJson(trace[i]);
+  return `${text}]`;
+}
+
+/** Assumptions as JSON text, each written once per package. */
+export function assumptionsJson(assumptions: Assumption[]): string {
+  let text = '[';
+  for (let i = 0; i < assumptions.length; i++) {
+    const a = assumptions[i];
+    let json = assumptionTexts.get(a);
+    if (json === undefined) {
+      json = JSON.stringify(a);
+      if (Object.isFrozen(a)) assumptionTexts.set(a, json); // only the shared ones, which cannot change
+    }
+    text += (i ? ',' : '') + json;
+  }
+  return `${text}]`;
+}
+
+/**
+ * An object holding a calculation's answer (a CalculateResponse, or a line of `rules calculate`
+ * around one) as JSON text: its `trace` and `assumptions` by the writers above, every other field
+ * by JSON.stringify, in the object's own key order, undefined fields left out as JSON.stringify does.
+ */
+export function answerJson(answer: object): string {
+  let text = '{';
+  for (const [key, value] of Object.entries(answer)) {
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    const json = key === 'trace' && Array.isArray(value) ? traceJson(value) : key === 'assumptions' && Array.isArray(value) ? assumptionsJson(value) : JSON.stringify(value);
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${json}`;
+  }
+  return `${text}}`;
+}

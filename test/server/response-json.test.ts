@@ -1,0 +1,45 @@
+import { describe, expect, test } from 'vitest';
+import { generateHouseholds } from '../../bench/households.mjs';
+import { calculateResponse } from '../../server/calculation.js';
+import { answerJson, assumptionsJson, traceJson } from '../../server/response-json.js';
+import { loaded, PACKAGE_IDS } from '../compiler/bundled.js';
+
+// Answers written from cached fragments must be the very text JSON.stringify writes, for every
+// answer the runtime makes (trace, assumptions, explanation) and for anything else handed to it.
+
+describe('answerJson', () => {
+  for (const id of PACKAGE_IDS) {
+    test(`${id}: generated households, with and without assumptions and explanations, written twice (the second from the cache)`, () => {
+      const pkg = loaded(id);
+      const households = generateHouseholds(pkg.pkg, 40, 3);
+      // sparse ones too: the main entity's facts dropped, so the answer rests on assumptions
+      const sparse = households.slice(0, 10).map((h) => ({ period: h.period, entities: Object.fromEntries(Object.entries(h.entities as Record<string, unknown>).filter(([e]) => e !== pkg.pkg.main_entity)) }));
+      let assumed = 0;
+      for (const [k, household] of [...households, ...sparse].entries()) {
+        let response;
+        try {
+          response = calculateResponse(pkg, 'compiled', { household, explain: k % 7 === 0 }, { timeoutMs: 10_000 });
+        } catch {
+          continue; // a generated household the package refuses: nothing to write
+        }
+        assumed += response.assumptions.length;
+        expect(answerJson(response)).toBe(JSON.stringify(response));
+        expect(answerJson(response)).toBe(JSON.stringify(response));
+      }
+      expect(assumed).toBeGreaterThan(0);
+    });
+  }
+
+  test('whatever else it is given, as JSON.stringify writes it', () => {
+    const entry = { rule_id: 'r', variable: 'v', value: 1.5, sources: ['7 USC 2014'], entity: 'household' };
+    const cases: object[] = [
+      { a: undefined, b: () => 1, c: 'x', trace: [entry, { ...entry, value: undefined }, { ...entry, extra: true }, { variable: 'v', rule_id: 'r', value: 2, sources: [], entity: 'e' }], assumptions: [{ input: 'x', value: null }] },
+      { trace: 'not a list', assumptions: { not: 'a list' } },
+      { trace: [{ ...entry, variable: 'other name, same rule id' }, entry, { ...entry, entity: 'p "1"' }] },
+      {},
+    ];
+    for (const c of cases) expect(answerJson(c)).toBe(JSON.stringify(c));
+    expect(traceJson([])).toBe('[]');
+    expect(assumptionsJson([])).toBe('[]');
+  });
+});
