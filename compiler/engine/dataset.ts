@@ -85,11 +85,18 @@ export class Dataset {
     return best ? best.value : this.byDefault(slot, entity);
   }
 
-  /** A default, kept as a record for every period once read, so each is read (and listed) once. */
+  /** Defaults read, by entity id then slot (a few maps a household, not one per slot). */
+  private readonly defaultsTaken = new Map<string, Map<string, Value>>();
+
+  /** A default, kept for every period once read, so each is read (and listed) once. */
   private byDefault(slot: string, entity: string): Value | undefined {
+    let taken = this.defaultsTaken.get(entity);
+    const known = taken?.get(slot);
+    if (known !== undefined) return known;
     const value = this.defaults?.(slot, entity);
     if (value !== undefined) {
-      this.addInput(slot, entity, value, ALWAYS);
+      if (!taken) this.defaultsTaken.set(entity, (taken = new Map()));
+      taken.set(slot, value);
       this.defaultsRead.push({ slot, entity });
     }
     return value;
