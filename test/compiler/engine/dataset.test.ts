@@ -164,3 +164,19 @@ describe('aggregates through the engine API', () => {
     expect(String(evaluation.rule(program.ruleByName.get('size')!, 'h1'))).toBe('0');
   });
 });
+
+describe('defaults and a household’s own values', () => {
+  test('a default read for another month does not shadow the value given for the household’s month; each default is listed once', () => {
+    const jan = monthPeriod('2026-01')!;
+    const feb = monthPeriod('2026-02')!;
+    const data = new Dataset(
+      (slot) => (slot === 'income' ? new Decimal(0) : undefined),
+      (slot, _entity, asked) => (slot === 'income' && asked.start >= jan.start && asked.end <= jan.end ? 1200 : undefined),
+    );
+    expect(String(data.input('income', 'household', feb))).toBe('0'); // no value given for February: the default
+    expect(String(data.input('income', 'household', jan))).toBe('1200'); // January's given value, not February's default
+    expect(data.inputRaw('income', 'household', jan)).toBe(1200); // a given number stays a number for the compiled engine
+    expect(String(data.input('income', 'household', feb))).toBe('0');
+    expect(data.defaultsRead).toEqual([{ slot: 'income', entity: 'household' }]);
+  });
+});
