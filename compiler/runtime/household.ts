@@ -447,9 +447,12 @@ class HouseholdReader {
     // a default is read (and checked, once per package) only when a formula asks for it
     const dataset = new Dataset(
       (slot, id) => {
-        for (const entity of labels.get(id) ?? []) {
-          const input = defaulted.get(entity)?.get(slot);
-          if (input) return loaded.defaultValue(input, () => asValue(readerOf(input)(input.default, `default of ${input.name}`, '')));
+        const entities = labels.get(id);
+        if (entities) {
+          for (const entity of entities) {
+            const input = defaulted.get(entity)?.get(slot);
+            if (input) return loaded.defaultValue(input, readDefault);
+          }
         }
         return undefined;
       },
@@ -470,7 +473,7 @@ class HouseholdReader {
         const field = fieldOf(slot, entityId);
         if (field !== undefined) return { given: true, field };
         const nullField = nulls.get(entityId)?.get(slot);
-        return nullField === undefined ? { given: false, reason: 'not_given' } : { given: false, reason: 'null', field: nullField };
+        return nullField === undefined ? NOT_GIVEN : { given: false, reason: 'null', field: nullField };
       },
       entityOf(slot, entityId) {
         for (const entity of labels.get(entityId) ?? []) if (loaded.hasInput(entity, slot)) return entity;
@@ -494,6 +497,11 @@ class HouseholdReader {
     };
   }
 }
+
+const NOT_GIVEN: InputOrigin = Object.freeze({ given: false, reason: 'not_given' });
+
+/** A package default, checked and read as a household's value would be. */
+const readDefault = (input: PackageInput): Value => asValue(readerOf(input)(input.default, `default of ${input.name}`, ''));
 
 function sameValue(x: ReadValue, y: ReadValue): boolean {
   if (typeof x === 'number' && typeof y === 'number') return x === y;

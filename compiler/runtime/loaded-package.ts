@@ -40,11 +40,11 @@ export class LoadedPackage {
   private readonly defaults = new Map<PackageInput, Value | undefined>();
 
   /** An input's default as a value, converted once per package (`convert` checks and converts it). */
-  defaultValue(input: PackageInput, convert: () => Value): Value | undefined {
+  defaultValue(input: PackageInput, convert: (input: PackageInput) => Value): Value | undefined {
     if (input.default === undefined) return undefined;
     let value = this.defaults.get(input);
     if (value === undefined) {
-      value = convert();
+      value = convert(input);
       this.defaults.set(input, value);
     }
     return value;
