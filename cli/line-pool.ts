@@ -45,7 +45,8 @@ export interface LinePoolOptions<R> {
   onResult(result: PoolResult<R>): Promise<void> | void;
 }
 
-const decoder = new TextDecoder();
+// a byte-order mark is kept as text (as every line's bytes are), never dropped where a batch happens to start
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** The lines of a raw batch: blank ones counted, not kept; a line's `\r\n` end read as its end. */
