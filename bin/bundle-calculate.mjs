@@ -1,19 +1,21 @@
-// `npm run build`'s second step, after tsc: `rules calculate` bundled into one file,
-// dist/cli/calculate-bundle.js, which bin/rules.js starts instead of dist/cli/main.js. Node 20
-// loads ES modules one at a time (resolve, read, compile, link) and has no code cache for them:
-// one file instead of 30 modules starts a fresh `rules calculate` about 15-20 ms sooner (see
-// BENCHMARKS.md, one household in a fresh process).
+// `npm run build`'s second step, after tsc: `rules calculate` bundled into one CommonJS file,
+// dist/cli/calculate-bundle.cjs, which bin/rules.js runs instead of dist/cli/main.js. Node 20
+// loads ES modules one at a time (resolve, read, compile, link) and has no code cache for them;
+// one script is read at once, and V8 can start it from the code it compiled last time (a script
+// given its cached data: bin/rules.js keeps it beside the bundle). See BENCHMARKS.md, one
+// household in a fresh process.
 //
 // The bundle is dist/cli/main.js with the calculate command and everything it imports statically
 // (decimal.js included) inlined. Left out, and loaded from dist/ as before:
 // - what is imported dynamically (the other commands, the --input worker pool, the compiler):
 //   loaded only when used, as in the unbundled CLI;
 // - cli/exit-codes.js: main's error handling recognises a UsageError by its class, so every
-//   module that throws one, bundled or not, must share this one module.
+//   module that throws one, bundled or not, must share this one module (bin/rules.js imports it
+//   and hands it to the bundle's require).
 // dist/cli/calculate-bundle.json lists the modules bundled: bin/rules.js falls back to main.js
 // when one of them is newer than the bundle (tsc run without this step), and a test checks that
 // the daemon, the explorer and the compiler stay out.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -40,9 +42,20 @@ const { output } = await build({
   external: [/^node:/],
   plugins: [keepLazy],
   logLevel: 'warn',
-  output: { dir: path.join(dist, 'cli'), format: 'esm', entryFileNames: '[name].js', codeSplitting: false },
+  write: false,
+  output: { dir: path.join(dist, 'cli'), format: 'cjs', codeSplitting: false }, // dir: where the imports left out are named from
 });
 const [bundle] = output;
+// A script started from V8's code cache loses what Node 20 needs for import() (and giving it
+// vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER warns that it is experimental): each dynamic import
+// of dist/ calls importFromDist(specifier), which bin/rules.js passes in beside require.
+let code = bundle.code;
+for (const specifier of bundle.dynamicImports) code = code.replaceAll(`import(${JSON.stringify(`./${specifier}`)})`, `importFromDist(${JSON.stringify(`./${specifier}`)})`).replaceAll(`import(${JSON.stringify(specifier)})`, `importFromDist(${JSON.stringify(specifier)})`);
+const left = code.match(/\bimport\([^)]*\)/g);
+if (left) throw new Error(`bundle-calculate: an import() the bundle cannot make from a cached script: ${left.join(', ')}`);
+writeFileSync(path.join(dist, 'cli', 'calculate-bundle.cjs'), code);
+// the code caches of earlier bundles (bin/rules.js names each after its bundle's size and date)
+for (const f of readdirSync(path.join(dist, 'cli'))) if (/^calculate-bundle\..*\.v8cache$/.test(f)) rmSync(path.join(dist, 'cli', f), { force: true });
 // paths from the project (dist/…), or from node_modules/ (wherever it really is)
 const named = (id) => (id.includes('/node_modules/') ? id.slice(id.lastIndexOf('/node_modules/') + 1) : path.relative(project, id).split(path.sep).join('/'));
 const modules = bundle.moduleIds.filter((id) => path.isAbsolute(id)).map(named);

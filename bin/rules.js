@@ -1,22 +1,18 @@
 #!/usr/bin/env node
 // The `rules` executable: the compiled CLI lives in dist/ (built on install by `npm run build`).
-// `rules calculate` starts from dist/cli/calculate-bundle.js, the command in one file
-// (bin/bundle-calculate.mjs), while it is as new as every module it holds; otherwise (tsc run
-// alone) from the modules themselves, saying so.
-import { readFileSync, statSync } from 'node:fs';
+// `rules calculate` runs dist/cli/calculate-bundle.cjs, the command in one script
+// (bin/bundle-calculate.mjs), from V8's code cache when there is one, while the bundle is as new
+// as every module it holds; otherwise (tsc run alone) the modules themselves, saying so.
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 
 const dist = new URL('../dist/', import.meta.url);
+const BUNDLE = 'cli/calculate-bundle.cjs';
 
 /** Why the bundle cannot be used, or undefined when it is current. */
-function staleBundle() {
-  const mtime = (file) => {
-    try {
-      return statSync(new URL(file, dist)).mtimeMs;
-    } catch {
-      return undefined;
-    }
-  };
-  const built = mtime('cli/calculate-bundle.js');
+function staleBundle(built) {
   if (built === undefined) return 'it is missing';
   let modules;
   try {
@@ -24,18 +20,57 @@ function staleBundle() {
   } catch (err) {
     return `its list of modules, dist/cli/calculate-bundle.json, cannot be read (${err.message})`;
   }
-  const newer = modules.find((m) => m.startsWith('dist/') && !(mtime(m.slice('dist/'.length)) <= built));
+  const newer = modules.find((m) => m.startsWith('dist/') && !(mtime(m.slice('dist/'.length))?.mtimeMs <= built.mtimeMs));
   return newer && `${newer} has changed since it was built`;
 }
 
-let entry = 'cli/main.js';
-if (process.argv[2] === 'calculate') {
-  const stale = staleBundle();
-  if (stale) process.stderr.write(`rules: warning: not using the one-file build of rules calculate (dist/cli/calculate-bundle.js): ${stale}; \`npm run build\` makes it again\n`);
-  else entry = 'cli/calculate-bundle.js';
+function mtime(file) {
+  try {
+    return statSync(new URL(file, dist));
+  } catch {
+    return undefined;
+  }
 }
 
-import(new URL(entry, dist).href).then((cli) => cli.main(process.argv)).catch((err) => {
+/** Run the bundle as CommonJS, from the code cache named after its size and date; write that
+ *  cache after a run that had none (where dist/ is writable: it is only a cache). */
+async function runBundle(built) {
+  const file = fileURLToPath(new URL(BUNDLE, dist));
+  const cache = `${file}.${built.size}-${Math.trunc(built.mtimeMs)}.v8cache`;
+  let cachedData;
+  try {
+    cachedData = readFileSync(cache);
+  } catch {
+    // first run of this bundle
+  }
+  const source = `(function (exports, require, module, __filename, __dirname, importFromDist) {${readFileSync(file, 'utf8')}\n})`;
+  const script = new vm.Script(source, { filename: file, cachedData });
+  const exitCodes = await import(new URL('cli/exit-codes.js', dist).href); // shared with the modules the bundle imports
+  const requireNear = createRequire(file);
+  const importFromDist = (specifier) => import(new URL(specifier, new URL('cli/', dist)).href); // what the bundle leaves out
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, (id) => (id === './exit-codes.js' ? exitCodes : requireNear(id)), module, file, fileURLToPath(new URL('cli/', dist)), importFromDist);
+  await module.exports.main(process.argv);
+  if (cachedData && !script.cachedDataRejected) return;
+  try {
+    writeFileSync(`${cache}.${process.pid}`, script.createCachedData());
+    renameSync(`${cache}.${process.pid}`, cache);
+  } catch {
+    // a read-only install: every run compiles the bundle
+  }
+}
+
+function start() {
+  if (process.argv[2] === 'calculate') {
+    const built = mtime(BUNDLE);
+    const stale = staleBundle(built);
+    if (!stale) return runBundle(built);
+    process.stderr.write(`rules: warning: not using the one-file build of rules calculate (dist/${BUNDLE}): ${stale}; \`npm run build\` makes it again\n`);
+  }
+  return import(new URL('cli/main.js', dist).href).then((cli) => cli.main(process.argv));
+}
+
+start().catch((err) => {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND') {
     console.error('rules: the CLI is not built; run `npm run build` (or `npm ci`) first');
   } else {

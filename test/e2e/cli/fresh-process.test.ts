@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,8 +8,8 @@ import { CLI, PROJECT } from '../../support/paths.js';
 
 // A fresh `rules` process loads only what its command needs: every module loaded costs start-up
 // time (see BENCHMARKS.md, one household in a fresh process). The modules are listed by a loader
-// hook that names each ES module and CommonJS entry the process loads. `rules calculate` starts from
-// one bundled file (bin/bundle-calculate.mjs), whose list of the modules it holds is checked too.
+// hook that names each ES module the process loads. `rules calculate` runs one bundled script
+// (bin/bundle-calculate.mjs), whose list of the modules it holds is checked too.
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rules-fresh-'));
 const compiled = path.join(dir, 'compiled');
@@ -42,10 +42,10 @@ const heavy = (m: string) =>
   /^dist\/(server\/(app|start|routes|store|catalog|config|admin-schemas)|cli\/(explore|test-pool|calculate)\/|compiler\/(1-parse|2-resolve|3-lower|workspace|compile|build-into|5-emit\/schemas))/.test(m);
 
 describe('a fresh rules process', () => {
-  it('rules calculate from a compiled output starts from the one-file bundle, which holds neither the daemon (nor its settings), the explorer, the MCP server nor the compiler', async () => {
+  it('rules calculate from a compiled output runs the one-file bundle, which holds neither the daemon (nor its settings), the explorer, the MCP server nor the compiler', async () => {
     const loaded = await loadedBy(['calculate', 'us-co/co-snap', '--compiled', compiled, '--household', household, '--json']);
-    expect(loaded).toContain('dist/cli/calculate-bundle.js');
-    expect(loaded.filter((m) => m.startsWith('dist/') && m !== 'dist/cli/calculate-bundle.js')).toEqual(['dist/cli/exit-codes.js']);
+    // the bundle is a script, not a module: of dist/, only the module it shares with what it leaves out
+    expect(loaded.filter((m) => m.startsWith('dist/'))).toEqual(['dist/cli/exit-codes.js']);
     expect(loaded.filter(heavy)).toEqual([]);
     const { modules } = JSON.parse(readFileSync(path.join(PROJECT, 'dist/cli/calculate-bundle.json'), 'utf8')) as { modules: string[] };
     expect(modules).toEqual(expect.arrayContaining(['dist/cli/commands/calculate.js', 'dist/compiler/engine/compiled/evaluation.js', 'node_modules/decimal.js/decimal.mjs']));
@@ -59,40 +59,47 @@ describe('a fresh rules process', () => {
 });
 
 describe("bin/rules.js's choice of the bundle", () => {
-  // a copy of bin/rules.js beside a stand-in dist/ whose two entries say which one ran
+  // a copy of bin/rules.js beside a stand-in dist/ whose entries say which one ran
   const root = path.join(dir, 'stand-in');
   const bin = path.join(root, 'bin', 'rules.js');
-  const entry = (name: string) => `export function main() { console.log(${JSON.stringify(name)}); }\n`;
+  const cli = path.join(root, 'dist', 'cli');
   const at = (file: string, seconds: number) => utimesSync(path.join(root, file), seconds, seconds);
   beforeAll(() => {
     mkdirSync(path.join(root, 'bin'), { recursive: true });
-    mkdirSync(path.join(root, 'dist', 'cli', 'commands'), { recursive: true });
+    mkdirSync(path.join(cli, 'commands'), { recursive: true });
     copyFileSync(path.join(PROJECT, 'bin', 'rules.js'), bin);
     writeFileSync(path.join(root, 'package.json'), '{"type": "module"}\n');
-    writeFileSync(path.join(root, 'dist/cli/main.js'), entry('main'));
-    writeFileSync(path.join(root, 'dist/cli/calculate-bundle.js'), entry('bundle'));
-    writeFileSync(path.join(root, 'dist/cli/commands/calculate.js'), '');
-    writeFileSync(path.join(root, 'dist/cli/calculate-bundle.json'), JSON.stringify({ modules: ['dist/cli/commands/calculate.js', 'dist/cli/main.js', 'node_modules/decimal.js/decimal.mjs'] }));
+    writeFileSync(path.join(cli, 'main.js'), 'export function main() { console.log("main"); }\n');
+    writeFileSync(path.join(cli, 'exit-codes.js'), 'export class UsageError extends Error {}\n');
+    writeFileSync(path.join(cli, 'lazy.js'), 'export const name = "lazy";\n');
+    // as the real bundle does: the shared module through require, what it leaves out through importFromDist
+    writeFileSync(path.join(cli, 'calculate-bundle.cjs'), 'const { UsageError } = require("./exit-codes.js");\nexports.main = async () => console.log("bundle", typeof UsageError, (await importFromDist("./lazy.js")).name);\n');
+    writeFileSync(path.join(cli, 'commands', 'calculate.js'), '');
+    writeFileSync(path.join(cli, 'calculate-bundle.json'), JSON.stringify({ modules: ['dist/cli/commands/calculate.js', 'dist/cli/main.js', 'node_modules/decimal.js/decimal.mjs'] }));
   });
   const run = (...args: string[]) => execa('node', [bin, ...args], { reject: false });
+  const caches = () => readdirSync(cli).filter((f) => f.endsWith('.v8cache'));
 
-  it('starts rules calculate from the bundle when it is as new as every module it holds (npm pack gives all one date), other commands from main.js', async () => {
-    for (const f of ['dist/cli/main.js', 'dist/cli/commands/calculate.js', 'dist/cli/calculate-bundle.js']) at(f, 500_000_000);
-    expect(await run('calculate', 'us-co/co-snap')).toMatchObject({ stdout: 'bundle', stderr: '', exitCode: 0 });
+  it('runs rules calculate from the bundle when it is as new as every module it holds (npm pack gives all one date), again from the code cache the first run left, other commands from main.js', async () => {
+    for (const f of ['dist/cli/main.js', 'dist/cli/commands/calculate.js', 'dist/cli/calculate-bundle.cjs']) at(f, 500_000_000);
+    expect(caches()).toEqual([]);
+    expect(await run('calculate', 'us-co/co-snap')).toMatchObject({ stdout: 'bundle function lazy', stderr: '', exitCode: 0 });
+    expect(caches()).toEqual([expect.stringMatching(/^calculate-bundle\.cjs\.\d+-500000000000\.v8cache$/)]);
+    expect(await run('calculate', 'us-co/co-snap')).toMatchObject({ stdout: 'bundle function lazy', stderr: '', exitCode: 0 });
     expect(await run('test')).toMatchObject({ stdout: 'main', stderr: '', exitCode: 0 });
   });
 
   it('falls back to main.js, saying why, when a module it holds was built after it (tsc run alone) or it is missing', async () => {
-    at('dist/cli/calculate-bundle.js', 500_000_000);
+    at('dist/cli/calculate-bundle.cjs', 500_000_000);
     at('dist/cli/commands/calculate.js', 500_000_001);
     const stale = await run('calculate', 'us-co/co-snap');
     expect(stale).toMatchObject({ stdout: 'main', exitCode: 0 });
-    expect(stale.stderr).toBe('rules: warning: not using the one-file build of rules calculate (dist/cli/calculate-bundle.js): dist/cli/commands/calculate.js has changed since it was built; `npm run build` makes it again');
-    copyFileSync(path.join(root, 'dist/cli/calculate-bundle.json'), path.join(dir, 'list.json'));
-    writeFileSync(path.join(root, 'dist/cli/calculate-bundle.json'), '{');
-    expect((await run('calculate')).stderr).toMatch(/^rules: warning: not using the one-file build of rules calculate \(dist\/cli\/calculate-bundle.js\): its list of modules, dist\/cli\/calculate-bundle.json, cannot be read \(.*JSON.*\)/);
-    copyFileSync(path.join(dir, 'list.json'), path.join(root, 'dist/cli/calculate-bundle.json'));
-    rmSync(path.join(root, 'dist/cli/calculate-bundle.js'));
-    expect(await run('calculate')).toMatchObject({ stdout: 'main', stderr: 'rules: warning: not using the one-file build of rules calculate (dist/cli/calculate-bundle.js): it is missing; `npm run build` makes it again' });
+    expect(stale.stderr).toBe('rules: warning: not using the one-file build of rules calculate (dist/cli/calculate-bundle.cjs): dist/cli/commands/calculate.js has changed since it was built; `npm run build` makes it again');
+    copyFileSync(path.join(cli, 'calculate-bundle.json'), path.join(dir, 'list.json'));
+    writeFileSync(path.join(cli, 'calculate-bundle.json'), '{');
+    expect((await run('calculate')).stderr).toMatch(/^rules: warning: not using the one-file build of rules calculate \(dist\/cli\/calculate-bundle.cjs\): its list of modules, dist\/cli\/calculate-bundle.json, cannot be read \(.*JSON.*\)/);
+    copyFileSync(path.join(dir, 'list.json'), path.join(cli, 'calculate-bundle.json'));
+    rmSync(path.join(cli, 'calculate-bundle.cjs'));
+    expect(await run('calculate')).toMatchObject({ stdout: 'main', stderr: 'rules: warning: not using the one-file build of rules calculate (dist/cli/calculate-bundle.cjs): it is missing; `npm run build` makes it again' });
   });
 });
