@@ -1,13 +1,14 @@
 // npm run bench:start — one household in a fresh process, beside Node's own start (`node -e 0`),
 // in one sitting: the commands take turns run by run, so load from elsewhere hits them alike.
 //   rules calculate us-co/co-snap --compiled DIR --household FILE --json   (the bundled package)
+//   the same, the first run after a build: without the code cache of the calculate bundle
 //   rules calculate us-co/co-snap --household FILE --json                  (compiling the bundled encodings first)
 //   rules calculate us-co/co-snap-composition --compiled DIR --household FILE --json
 //                                  (the corpus's real-size composition, bench/composition.mjs, a
 //                                   household of its first companion case: every input given)
 // Target: the compiled runs within Node's start plus 50 ms. Writes bench/results/start.json.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,11 @@ const work = mkdtempSync(path.join(tmpdir(), 'rules-start-'));
 const cli = `${project}bin/rules.js`;
 const round = (x) => Math.round(x * 10) / 10;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The code caches bin/rules.js keeps beside the calculate bundle (the next run writes one again). */
+const dropCodeCache = () => {
+  const dir = `${project}dist/cli`;
+  for (const f of readdirSync(dir)) if (f.startsWith('calculate-bundle.cjs.') && f.endsWith('.v8cache')) rmSync(path.join(dir, f));
+};
 
 try {
   const compiled = path.join(work, 'compiled');
@@ -31,6 +37,7 @@ try {
   const commands = {
     node_start: { shown: 'node -e 0', args: ['-e', '0'] },
     calculate_compiled: { shown: 'rules calculate us-co/co-snap --compiled DIR --household FILE --json', args: [cli, 'calculate', 'us-co/co-snap', '--compiled', compiled, '--household', household, '--json'] },
+    calculate_compiled_first_run: { shown: 'the same, the first run after a build (no code cache yet)', args: [cli, 'calculate', 'us-co/co-snap', '--compiled', compiled, '--household', household, '--json'], before: dropCodeCache },
     calculate_bundled: { shown: 'rules calculate us-co/co-snap --household FILE --json', args: [cli, 'calculate', 'us-co/co-snap', '--household', household, '--json'] },
   };
   if (existsSync(CORPUS)) {
@@ -41,7 +48,8 @@ try {
   }
   const runs = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
   for (let i = 0; i < RUNS; i++) {
-    for (const [name, { args }] of Object.entries(commands)) {
+    for (const [name, { args, before }] of Object.entries(commands)) {
+      before?.();
       const started = performance.now();
       execFileSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'ignore'] });
       runs[name].push(round(performance.now() - started));

@@ -50,12 +50,14 @@ const [bundle] = output;
 // vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER warns that it is experimental): each dynamic import
 // of dist/ calls importFromDist(specifier), which bin/rules.js passes in beside require.
 let code = bundle.code;
-for (const specifier of bundle.dynamicImports) code = code.replaceAll(`import(${JSON.stringify(`./${specifier}`)})`, `importFromDist(${JSON.stringify(`./${specifier}`)})`).replaceAll(`import(${JSON.stringify(specifier)})`, `importFromDist(${JSON.stringify(specifier)})`);
-const left = code.match(/\bimport\([^)]*\)/g);
-if (left) throw new Error(`bundle-calculate: an import() the bundle cannot make from a cached script: ${left.join(', ')}`);
+for (const specifier of bundle.dynamicImports.filter((s) => s !== bundle.fileName)) { // not the calculate command, inlined
+  const relative = JSON.stringify(specifier.startsWith('.') ? specifier : `./${specifier}`);
+  if (!code.includes(`import(${relative})`)) throw new Error(`bundle-calculate: cannot find the dynamic import of ${relative} in the bundle`);
+  code = code.replaceAll(`import(${relative})`, `importFromDist(${relative})`);
+}
 writeFileSync(path.join(dist, 'cli', 'calculate-bundle.cjs'), code);
 // the code caches of earlier bundles (bin/rules.js names each after its bundle's size and date)
-for (const f of readdirSync(path.join(dist, 'cli'))) if (/^calculate-bundle\..*\.v8cache$/.test(f)) rmSync(path.join(dist, 'cli', f), { force: true });
+for (const f of readdirSync(path.join(dist, 'cli'))) if (/^calculate-bundle\.cjs\..*\.v8cache(\.\d+)?$/.test(f)) rmSync(path.join(dist, 'cli', f), { force: true });
 // paths from the project (dist/…), or from node_modules/ (wherever it really is)
 const named = (id) => (id.includes('/node_modules/') ? id.slice(id.lastIndexOf('/node_modules/') + 1) : path.relative(project, id).split(path.sep).join('/'));
 const modules = bundle.moduleIds.filter((id) => path.isAbsolute(id)).map(named);
