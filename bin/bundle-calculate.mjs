@@ -15,9 +15,11 @@
 // dist/cli/calculate-bundle.json lists the modules bundled: bin/rules.js falls back to main.js
 // when one of them is newer than the bundle (tsc run without this step), and a test checks that
 // the daemon, the explorer and the compiler stay out.
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { build } from 'rolldown';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
@@ -55,9 +57,21 @@ for (const specifier of bundle.dynamicImports.filter((s) => s !== bundle.fileNam
   if (!code.includes(`import(${relative})`)) throw new Error(`bundle-calculate: cannot find the dynamic import of ${relative} in the bundle`);
   code = code.replaceAll(`import(${relative})`, `importFromDist(${relative})`);
 }
-writeFileSync(path.join(dist, 'cli', 'calculate-bundle.cjs'), code);
+// the module wrapped as Node wraps CommonJS, plus importFromDist: bin/rules.js runs it as it is,
+// so the code cache below is made from exactly the text it runs
+const file = path.join(dist, 'cli', 'calculate-bundle.cjs');
+writeFileSync(file, `(function (exports, require, module, __filename, __dirname, importFromDist) {${code}\n})`);
 // the code caches of earlier bundles (bin/rules.js names each after its bundle's size and date)
 for (const f of readdirSync(path.join(dist, 'cli'))) if (/^calculate-bundle\.cjs\..*\.v8cache(\.\d+)?$/.test(f)) rmSync(path.join(dist, 'cli', f), { force: true });
+// V8's code cache for this bundle, every function compiled (not only those one run calls), so
+// the first run is as quick as the next. V8 accepts a cache only from its own version and flags:
+// lazy compilation is switched off for this one compile and on again before the cache is taken.
+// (Under another Node, the first run compiles and leaves a cache of its own.)
+v8.setFlagsFromString('--no-lazy');
+const script = new vm.Script(readFileSync(file, 'utf8'), { filename: file });
+v8.setFlagsFromString('--lazy');
+const built = statSync(file);
+writeFileSync(`${file}.${built.size}-${Math.trunc(built.mtimeMs)}.v8cache`, script.createCachedData());
 // paths from the project (dist/…), or from node_modules/ (wherever it really is)
 const named = (id) => (id.includes('/node_modules/') ? id.slice(id.lastIndexOf('/node_modules/') + 1) : path.relative(project, id).split(path.sep).join('/'));
 const modules = bundle.moduleIds.filter((id) => path.isAbsolute(id)).map(named);

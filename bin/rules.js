@@ -32,8 +32,9 @@ function mtime(file) {
   }
 }
 
-/** Run the bundle as CommonJS, from the code cache named after its size and date; write that
- *  cache after a run that had none (where dist/ is writable: it is only a cache). */
+/** Run the bundle (a CommonJS module in its wrapper function) from the code cache named after its
+ *  size and date, which the build writes; write one after a run that had none or could not use it
+ *  (another Node), where dist/ is writable: it is only a cache. */
 async function runBundle(built) {
   const file = fileURLToPath(new URL(BUNDLE, dist));
   const cache = `${file}.${built.size}-${Math.trunc(built.mtimeMs)}.v8cache`;
@@ -43,8 +44,7 @@ async function runBundle(built) {
   } catch {
     // first run of this bundle
   }
-  const source = `(function (exports, require, module, __filename, __dirname, importFromDist) {${readFileSync(file, 'utf8')}\n})`;
-  const script = new vm.Script(source, { filename: file, cachedData });
+  const script = new vm.Script(readFileSync(file, 'utf8'), { filename: file, cachedData }); // a function of require, importFromDist and the rest
   const exitCodes = await import(new URL('cli/exit-codes.js', dist).href); // shared with the modules the bundle imports
   const requireNear = createRequire(file);
   const importFromDist = (specifier) => import(new URL(specifier, new URL('cli/', dist)).href); // what the bundle leaves out
