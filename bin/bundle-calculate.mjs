@@ -6,7 +6,7 @@
 // household in a fresh process.
 //
 // The bundle is dist/cli/main.js with the calculate command and everything it imports statically
-// (decimal.js included) inlined. Left out, and loaded from dist/ as before:
+// (commander and decimal.js included) inlined. Left out, and loaded from dist/ as before:
 // - what is imported dynamically (the other commands, the --input worker pool, the compiler):
 //   loaded only when used, as in the unbundled CLI;
 // - cli/exit-codes.js: main's error handling recognises a UsageError by its class, so every
@@ -26,15 +26,22 @@ const project = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(project, 'dist');
 const SHARED = new Set([path.join(dist, 'cli', 'exit-codes.js')]);
 
-/** Dynamic imports stay imports (except the calculate command itself); the shared modules too. */
+const COMMANDER = path.join(dist, 'cli', 'commander.js');
+
+/** Dynamic imports stay imports (except the calculate command itself); the shared modules too;
+ *  commander is bundled (cli/commander.js requires it at run time, for the unbundled CLI). */
 const keepLazy = {
   name: 'keep-lazy-imports',
   async resolveId(source, importer, options) {
     if (source.startsWith('node:') || !importer) return null;
     const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
     if (!resolved || resolved.external) return resolved;
+    if (resolved.id === COMMANDER) return '\0commander';
     const lazy = options.kind === 'dynamic-import' && resolved.id !== path.join(dist, 'cli', 'commands', 'calculate.js');
     return lazy || SHARED.has(resolved.id) ? { id: resolved.id, external: true } : resolved;
+  },
+  load(id) {
+    return id === '\0commander' ? "export { Command, CommanderError } from 'commander';" : null;
   },
 };
 
