@@ -6,12 +6,10 @@
 // household in a fresh process.
 //
 // The bundle is dist/cli/main.js with the calculate command and everything it imports statically
-// (commander and decimal.js included) inlined. Left out, and loaded from dist/ as before:
-// - what is imported dynamically (the other commands, the --input worker pool, the compiler):
-//   loaded only when used, as in the unbundled CLI;
-// - cli/exit-codes.js: main's error handling recognises a UsageError by its class, so every
-//   module that throws one, bundled or not, must share this one module (bin/rules.js imports it
-//   and hands it to the bundle's require).
+// (commander and decimal.js included) inlined. Left out, and loaded from dist/ as before, is
+// what is imported dynamically (the other commands, the --input worker pool, the compiler): loaded
+// only when used, as in the unbundled CLI (their usage errors are known by isUsageError, not by
+// the class of the bundle's copy of cli/exit-codes.ts).
 // dist/cli/calculate-bundle.json lists the modules bundled: bin/rules.js falls back to main.js
 // when one of them is newer than the bundle (tsc run without this step), and a test checks that
 // the daemon, the explorer and the compiler stay out.
@@ -24,12 +22,11 @@ import { build } from 'rolldown';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(project, 'dist');
-const SHARED = new Set([path.join(dist, 'cli', 'exit-codes.js')]);
 
 const COMMANDER = path.join(dist, 'cli', 'commander.js');
 
-/** Dynamic imports stay imports (except the calculate command itself); the shared modules too;
- *  commander is bundled (cli/commander.js requires it at run time, for the unbundled CLI). */
+/** Dynamic imports stay imports (except the calculate command itself); commander is bundled
+ *  (cli/commander.js requires it at run time, for the unbundled CLI). */
 const keepLazy = {
   name: 'keep-lazy-imports',
   async resolveId(source, importer, options) {
@@ -38,7 +35,7 @@ const keepLazy = {
     if (!resolved || resolved.external) return resolved;
     if (resolved.id === COMMANDER) return '\0commander';
     const lazy = options.kind === 'dynamic-import' && resolved.id !== path.join(dist, 'cli', 'commands', 'calculate.js');
-    return lazy || SHARED.has(resolved.id) ? { id: resolved.id, external: true } : resolved;
+    return lazy ? { id: resolved.id, external: true } : resolved;
   },
   load(id) {
     return id === '\0commander' ? "export { Command, CommanderError } from 'commander';" : null;

@@ -1,6 +1,6 @@
 import type * as Commander from 'commander';
 import { Command, CommanderError } from './commander.js';
-import { EXIT_USAGE, UsageError } from './exit-codes.js';
+import { EXIT_USAGE, isUsageError } from './exit-codes.js';
 import { PACKAGE_VERSION } from '../compiler/project.js';
 
 type Register = (program: Commander.Command) => void;
@@ -53,7 +53,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
-    if (err instanceof UsageError) {
+    if (isUsageError(err)) {
       process.stderr.write(`rules: ${err.message}\n`);
       process.exitCode = EXIT_USAGE;
       return;

@@ -44,8 +44,8 @@ const heavy = (m: string) =>
 describe('a fresh rules process', () => {
   it('rules calculate from a compiled output runs the one-file bundle, which holds neither the daemon (nor its settings), the explorer, the MCP server nor the compiler', async () => {
     const loaded = await loadedBy(['calculate', 'us-co/co-snap', '--compiled', compiled, '--household', household, '--json']);
-    // the bundle is a script, not a module: of dist/, only the module it shares with what it leaves out
-    expect(loaded.filter((m) => m.startsWith('dist/'))).toEqual(['dist/cli/exit-codes.js']);
+    // bin/rules.js is CommonJS and the bundle a script: no ES module loads at all
+    expect(loaded.filter((m) => m.startsWith('dist/'))).toEqual([]);
     expect(loaded.filter(heavy)).toEqual([]);
     const { modules } = JSON.parse(readFileSync(path.join(PROJECT, 'dist/cli/calculate-bundle.json'), 'utf8')) as { modules: string[] };
     expect(modules).toEqual(expect.arrayContaining(['dist/cli/commands/calculate.js', 'dist/compiler/engine/compiled/evaluation.js', 'node_modules/decimal.js/decimal.mjs']));
@@ -93,12 +93,12 @@ describe("bin/rules.js's choice of the bundle", () => {
     mkdirSync(path.join(root, 'bin'), { recursive: true });
     mkdirSync(path.join(cli, 'commands'), { recursive: true });
     copyFileSync(path.join(PROJECT, 'bin', 'rules.js'), bin);
+    copyFileSync(path.join(PROJECT, 'bin', 'package.json'), path.join(root, 'bin', 'package.json'));
     writeFileSync(path.join(root, 'package.json'), '{"type": "module"}\n');
     writeFileSync(path.join(cli, 'main.js'), 'export function main() { console.log("main"); }\n');
-    writeFileSync(path.join(cli, 'exit-codes.js'), 'export class UsageError extends Error {}\n');
     writeFileSync(path.join(cli, 'lazy.js'), 'export const name = "lazy";\n');
-    // as the real bundle does: the shared module through require, what it leaves out through importFromDist
-    writeFileSync(path.join(cli, 'calculate-bundle.cjs'), '(function (exports, require, module, __filename, __dirname, importFromDist) {const { UsageError } = require("./exit-codes.js");\nexports.main = async () => console.log("bundle", typeof UsageError, (await importFromDist("./lazy.js")).name);\n})');
+    // as the real bundle does: Node's modules through require, what it leaves out through importFromDist
+    writeFileSync(path.join(cli, 'calculate-bundle.cjs'), '(function (exports, require, module, __filename, __dirname, importFromDist) {const { sep } = require("node:path");\nexports.main = async () => console.log("bundle", sep, (await importFromDist("./lazy.js")).name);\n})');
     writeFileSync(path.join(cli, 'commands', 'calculate.js'), '');
     writeFileSync(path.join(cli, 'calculate-bundle.json'), JSON.stringify({ modules: ['dist/cli/commands/calculate.js', 'dist/cli/main.js', 'node_modules/decimal.js/decimal.mjs'] }));
   });
@@ -108,9 +108,9 @@ describe("bin/rules.js's choice of the bundle", () => {
   it('runs rules calculate from the bundle when it is as new as every module it holds (npm pack gives all one date), again from the code cache a run without one leaves, other commands from main.js', async () => {
     for (const f of ['dist/cli/main.js', 'dist/cli/commands/calculate.js', 'dist/cli/calculate-bundle.cjs']) at(f, 500_000_000);
     expect(caches()).toEqual([]);
-    expect(await run('calculate', 'us-co/co-snap')).toMatchObject({ stdout: 'bundle function lazy', stderr: '', exitCode: 0 });
+    expect(await run('calculate', 'us-co/co-snap')).toMatchObject({ stdout: 'bundle / lazy', stderr: '', exitCode: 0 });
     expect(caches()).toEqual([expect.stringMatching(/^calculate-bundle\.cjs\.\d+-500000000000\.v8cache$/)]);
-    expect(await run('calculate', 'us-co/co-snap')).toMatchObject({ stdout: 'bundle function lazy', stderr: '', exitCode: 0 });
+    expect(await run('calculate', 'us-co/co-snap')).toMatchObject({ stdout: 'bundle / lazy', stderr: '', exitCode: 0 });
     expect(await run('test')).toMatchObject({ stdout: 'main', stderr: '', exitCode: 0 });
   });
 
