@@ -11,8 +11,9 @@
 // only when used, as in the unbundled CLI (their usage errors are known by isUsageError, not by
 // the class of the bundle's copy of cli/exit-codes.ts).
 // dist/cli/calculate-bundle.json lists the modules bundled: bin/rules.js falls back to main.js
-// when one of them is newer than the bundle (tsc run without this step), and a test checks that
-// the daemon, the explorer and the compiler stay out.
+// when one of those in dist/ is newer than the bundle (tsc run without this step; `npm ci`, which
+// changes node_modules, builds again), and a test checks that the daemon, the explorer and the
+// compiler stay out.
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,9 +69,9 @@ writeFileSync(file, `(function (exports, require, module, __filename, __dirname,
 // the code caches of earlier bundles (bin/rules.js names each after its bundle's size and date)
 for (const f of readdirSync(path.join(dist, 'cli'))) if (/^calculate-bundle\.cjs\..*\.v8cache(\.\d+)?$/.test(f)) rmSync(path.join(dist, 'cli', f), { force: true });
 // V8's code cache for this bundle, every function compiled (not only those one run calls), so
-// the first run is as quick as the next. V8 accepts a cache only from its own version and flags:
-// lazy compilation is switched off for this one compile and on again before the cache is taken.
-// (Under another Node, the first run compiles and leaves a cache of its own.)
+// the first run is as quick as the next: lazy compilation is switched off for this one compile,
+// and on again after. (V8 refuses a cache from another version of itself: under another Node the
+// first run compiles and leaves a cache of its own.)
 v8.setFlagsFromString('--no-lazy');
 const script = new vm.Script(readFileSync(file, 'utf8'), { filename: file });
 v8.setFlagsFromString('--lazy');

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `rules` executable: the compiled CLI lives in dist/ (built on install by `npm run build`).
 // `rules calculate` runs dist/cli/calculate-bundle.cjs, the command in one script
-// (bin/bundle-calculate.mjs), from V8's code cache, while the bundle is as new as every module it
-// holds; otherwise (tsc run alone) the modules themselves, saying so. This file is CommonJS
+// (bin/bundle-calculate.mjs), from V8's code cache, while the bundle is as new as every module of
+// dist/ it holds; otherwise (tsc run alone) the modules themselves, saying so. This file is CommonJS
 // (bin/package.json): an ES module would start Node's module loader, a few ms that a calculation
 // from the bundle does without.
 const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
