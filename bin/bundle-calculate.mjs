@@ -14,7 +14,7 @@
 // when one of those in dist/ is newer than the bundle (tsc run without this step; `npm ci`, which
 // changes node_modules, builds again), and a test checks that the daemon, the explorer and the
 // compiler stay out.
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -22,6 +22,11 @@ import vm from 'node:vm';
 import { build } from 'rolldown';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
+/** Written whole or not at all: a `rules calculate` running meanwhile (another test run) reads the old file or the new one. */
+const writeWhole = (file, data) => {
+  writeFileSync(`${file}.${process.pid}`, data);
+  renameSync(`${file}.${process.pid}`, file);
+};
 const dist = path.join(project, 'dist');
 
 const COMMANDER = path.join(dist, 'cli', 'commander.js');
@@ -65,7 +70,7 @@ for (const specifier of bundle.dynamicImports.filter((s) => s !== bundle.fileNam
 // the module wrapped as Node wraps CommonJS, plus importFromDist: bin/rules.js runs it as it is,
 // so the code cache below is made from exactly the text it runs
 const file = path.join(dist, 'cli', 'calculate-bundle.cjs');
-writeFileSync(file, `(function (exports, require, module, __filename, __dirname, importFromDist) {${code}\n})`);
+writeWhole(file, `(function (exports, require, module, __filename, __dirname, importFromDist) {${code}\n})`);
 // the code caches of earlier bundles (bin/rules.js names each after its bundle's size and date)
 for (const f of readdirSync(path.join(dist, 'cli'))) if (/^calculate-bundle\.cjs\..*\.v8cache(\.\d+)?$/.test(f)) rmSync(path.join(dist, 'cli', f), { force: true });
 // V8's code cache for this bundle, every function compiled (not only those one run calls), so
@@ -76,8 +81,8 @@ v8.setFlagsFromString('--no-lazy');
 const script = new vm.Script(readFileSync(file, 'utf8'), { filename: file });
 v8.setFlagsFromString('--lazy');
 const built = statSync(file);
-writeFileSync(`${file}.${built.size}-${Math.trunc(built.mtimeMs)}.v8cache`, script.createCachedData());
+writeWhole(`${file}.${built.size}-${Math.trunc(built.mtimeMs)}.v8cache`, script.createCachedData());
 // paths from the project (dist/…), or from node_modules/ (wherever it really is)
 const named = (id) => (id.includes('/node_modules/') ? id.slice(id.lastIndexOf('/node_modules/') + 1) : path.relative(project, id).split(path.sep).join('/'));
 const modules = bundle.moduleIds.filter((id) => path.isAbsolute(id)).map(named);
-writeFileSync(path.join(dist, 'cli', 'calculate-bundle.json'), JSON.stringify({ modules }, null, 2) + '\n');
+writeWhole(path.join(dist, 'cli', 'calculate-bundle.json'), JSON.stringify({ modules }, null, 2) + '\n');
