@@ -1,11 +1,7 @@
-import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import { EXIT_USAGE, UsageError } from './exit-codes.js';
+import { Command, CommanderError } from './commander.js';
+import { EXIT_USAGE, isUsageError } from './exit-codes.js';
 import { PACKAGE_VERSION } from '../compiler/project.js';
-
-// commander is a CommonJS package: required as one, it skips the ES-module wrapper and the export
-// scan of its CommonJS source (about 5 ms of every fresh process, twice that on a loaded machine)
-const { Command, CommanderError } = createRequire(import.meta.url)('commander') as typeof Commander;
 
 type Register = (program: Commander.Command) => void;
 
@@ -57,7 +53,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
-    if (err instanceof UsageError) {
+    if (isUsageError(err)) {
       process.stderr.write(`rules: ${err.message}\n`);
       process.exitCode = EXIT_USAGE;
       return;
