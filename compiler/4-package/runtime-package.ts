@@ -99,11 +99,12 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
  * decimals and dates tagged), made when first read: a one-shot compile reads it only to write the
  * package, so the copy lives for that write alone instead of through the package's sample run and
  * graph, long enough to reach V8's old generation as garbage (for the US corpus, a copy of every
- * program's expressions). The property keeps its place among the package's keys.
+ * program's expressions). Once read it is a plain property, in its place among the package's keys
+ * (a frozen package keeps the accessor, and makes the copy at each read).
  */
 function lazyExecutable(pkg: RuntimePackage, program: Program): void {
   const settle = (value: ExecutableJson) => {
-    Object.defineProperty(pkg, 'executable', { value, writable: true, enumerable: true, configurable: true });
+    if (Object.getOwnPropertyDescriptor(pkg, 'executable')?.configurable) Object.defineProperty(pkg, 'executable', { value, writable: true, enumerable: true, configurable: true });
     return value;
   };
   Object.defineProperty(pkg, 'executable', { get: () => settle(executableToJson(program)), set: settle, enumerable: true, configurable: true });
