@@ -1,4 +1,5 @@
-import { watch } from 'chokidar';
+import { createRequire } from 'node:module';
+import type * as Chokidar from 'chokidar';
 
 // Watch encoding folders and call back with the YAML files that changed, debounced so that an
 // editor's save (or a `git checkout`) becomes one rebuild. `ready` resolves once the folders are
@@ -10,6 +11,9 @@ export interface SourceWatcher {
 }
 
 export function watchSources(folders: string[], onChange: (files: string[]) => void, onError: (err: unknown) => void, debounceMs = 60): SourceWatcher {
+  // loaded only by a command that watches: every `rules compile` and `rules serve` imports this
+  // module, and chokidar costs a one-shot compile 15-25 ms to load
+  const { watch } = createRequire(import.meta.url)('chokidar') as typeof Chokidar;
   const watcher = watch(folders, {
     ignoreInitial: true,
     ignored: (file, stats) => Boolean(stats?.isFile()) && !file.endsWith('.yaml'),

@@ -256,6 +256,9 @@ export class Workspace {
     const outlines: PackageOutline[] = [];
     const add = (built: BuiltPackage) => {
       if (!emitter) {
+        // kept (for the next build, a server, a library caller): its executable made now, so the
+        // package does not hold its lowered program until someone reads it
+        void built.pkg.executable;
         packages.push(built);
         outlines.push(built);
         return;

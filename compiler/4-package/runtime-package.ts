@@ -4,7 +4,7 @@ import { RuleSpecError } from '../diagnostics.js';
 import { packageCoverage } from './coverage.js';
 import { aliasPrefix, catalogueInputs, declaredInput, householdAliases } from './inputs.js';
 import { OUTPUT_FORMAT_VERSION, type CalculateRequest, type PackageEntity, type RuntimePackage } from './package-types.js';
-import { executableToJson } from './serialize.js';
+import { type ExecutableJson, executableToJson } from './serialize.js';
 import { isSizeInput, valueKind } from '../dtypes.js';
 
 // Phase 4: a compiled program becomes a runtime package: everything the daemon needs to list,
@@ -54,7 +54,6 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
     const short = name.slice(prefix.length);
     if (name.startsWith(prefix) && short && !spec.outputs.includes(short) && !(short in outputAliases)) outputAliases[short] = name;
   }
-  const executable = executableToJson(program);
   const runtimeHash = createHash('sha256').update(`${OUTPUT_FORMAT_VERSION}:${spec.contentHash}`).digest('hex').slice(0, 12);
 
   const pkg: RuntimePackage = {
@@ -82,7 +81,7 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
     notes: [...(spec.notes ?? [])],
     main_entity: mainEntity,
     person_entity: personEntity,
-    executable,
+    executable: undefined as unknown as ExecutableJson, // made when first read (below)
     rule_info: program.rules.map((r) => ({
       sources: declSources(r.decl),
       ...(r.decl.unit ? { unit: r.decl.unit } : {}),
@@ -91,7 +90,24 @@ export function buildRuntimePackage(program: Program, spec: PackageSpec): Runtim
     parameter_info: program.parameters.map((p) => ({ sources: declSources(p.decl), ...(p.decl.unit ? { unit: p.decl.unit } : {}) })),
   };
   pkg.sample_request = sampleRequest(program, pkg);
+  lazyExecutable(pkg, program);
   return pkg;
+}
+
+/**
+ * `pkg.executable`, the JSON form of the program (a deep copy of its rules' expressions, with
+ * decimals and dates tagged), made when first read: a one-shot compile reads it only to write the
+ * package, so the copy lives for that write alone instead of through the package's sample run and
+ * graph, long enough to reach V8's old generation as garbage (for the US corpus, a copy of every
+ * program's expressions). Once read it is a plain property, in its place among the package's keys
+ * (a frozen package keeps the accessor, and makes the copy at each read).
+ */
+function lazyExecutable(pkg: RuntimePackage, program: Program): void {
+  const settle = (value: ExecutableJson) => {
+    if (Object.getOwnPropertyDescriptor(pkg, 'executable')?.configurable) Object.defineProperty(pkg, 'executable', { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(pkg, 'executable', { get: () => settle(executableToJson(program)), set: settle, enumerable: true, configurable: true });
 }
 
 /** A rule's or parameter's legal sources: its citation and the citation's URL. */

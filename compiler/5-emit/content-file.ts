@@ -15,11 +15,17 @@ export interface ContentFile {
 
 export const contentSha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
-/** Write `content` to `file` through a temporary file and a rename. */
+/** Write `content` to `file` through a temporary file and a rename. Its folder is made only
+ *  when missing (a compile writes thousands of files into a few hundred folders). */
 export function writeAtomic(file: string, content: string | Buffer): void {
-  mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}-${threadId}-${Date.now()}`;
-  writeFileSync(tmp, content);
+  try {
+    writeFileSync(tmp, content);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(tmp, content);
+  }
   renameSync(tmp, file);
 }
 
