@@ -92,7 +92,7 @@ async function splitFirstLine(chunks: AsyncIterator<Uint8Array>): Promise<{ firs
  */
 export async function openInput(input: string): Promise<{ format: LineFormat; chunks: AsyncIterable<Uint8Array>; share: () => number | undefined; columns: string[]; linesBefore: number }> {
   const totalBytes = input === '-' ? undefined : statSync(input).size;
-  const source: AsyncIterable<Uint8Array> = input === '-' ? process.stdin : createReadStream(input, { highWaterMark: 256 * 1024 });
+  const source: AsyncIterable<Uint8Array> = input === '-' ? process.stdin : createReadStream(input, { highWaterMark: 1024 * 1024 });
   let bytes = 0;
   const counted = (async function* () {
     for await (const chunk of source) {
@@ -148,7 +148,7 @@ export async function streamHouseholds(loaded: LoadedPackage, options: StreamOpt
         summary.ok += result.ok;
         summary.failed += result.errors.length;
         for (const e of result.errors) if (summary.errors.length < ERRORS_KEPT) summary.errors.push(e);
-        await sink.write(result.bytes);
+        await sink.write(result.pieces);
         show();
       },
     });

@@ -24,7 +24,7 @@ export interface WorkerSetup {
 }
 
 export interface BatchResult {
-  text: string;
+  output: string[];
   ok: number;
   errors: { line: number; message: string }[];
 }
@@ -49,7 +49,7 @@ function run(line: string) {
 }
 
 function calculateBatch(batch: LineBatch): BatchResult {
-  let text = '';
+  const output: string[] = [];
   let ok = 0;
   const errors: BatchResult['errors'] = [];
   batch.lines.forEach((line, k) => {
@@ -57,9 +57,9 @@ function calculateBatch(batch: LineBatch): BatchResult {
     const number = batch.numbers[k];
     if ('code' in result) errors.push({ line: number, message: `${result.code}: ${(result as LineError).message}` });
     else ok++;
-    text += formatResult(setup.output, number, setup.variables, setup.trace, result, mainId) + '\n';
+    output.push(formatResult(setup.output, number, setup.variables, setup.trace, result, mainId));
   });
-  return { text, ok, errors };
+  return { output, ok, errors };
 }
 
 export default lineWorker(calculateBatch);

@@ -69,7 +69,7 @@ export async function streamDiff(plan: DiffPlan, setup: Omit<DiffWorkerSetup, 'i
         summary.merge(result.state);
         done += result.lines;
         changed += result.state.all.changed;
-        await sink?.write(result.bytes);
+        await sink?.write(result.pieces);
         show();
       },
     });

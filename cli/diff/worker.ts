@@ -32,7 +32,7 @@ export interface DiffWorkerSetup {
 }
 
 export interface DiffBatchResult {
-  text: string;
+  output: string[];
   state: AccumulatorState;
 }
 
@@ -64,13 +64,13 @@ function compareLine(line: string, number: number): DiffResult {
 
 function diffBatch(batch: LineBatch): DiffBatchResult {
   const summary = newSummary(plan);
-  let text = '';
+  const output: string[] = [];
   batch.lines.forEach((line, k) => {
     const result = compareLine(line, batch.numbers[k]);
     summarise(summary, result);
-    if (setup.output) text += formatDiffLine(setup.output, plan, result) + '\n';
+    if (setup.output) output.push(formatDiffLine(setup.output, plan, result));
   });
-  return { text, state: summary.state() };
+  return { output, state: summary.state() };
 }
 
 export default lineWorker(diffBatch);
