@@ -243,9 +243,10 @@ class ExplanationBuilder {
   private inputRead(slot: string, entity: string): Omit<InputNode, 'kind' | 'entity_id' | 'citation'> {
     const origin = this.prepared.origin(slot, entity);
     const label = this.prepared.entityOf(slot, entity);
-    const value = this.prepared.dataset.input(slot, entity, this.prepared.period);
+    const value = this.prepared.dataset.inputRaw(slot, entity, this.prepared.period);
     const legal_id = this.loaded.resolveInput(label, slot)?.legal_id ?? null;
-    const json = value === undefined ? null : toJson(value);
+    // a number the household gave is its own JSON (toJson of its Decimal gives it back; not -0)
+    const json = value === undefined ? null : typeof value === 'number' ? value + 0 : toJson(value);
     return origin.given ? { name: slot, legal_id, entity: label, value: json, status: 'given', field: origin.field } : { name: slot, legal_id, entity: label, value: json, status: 'assumed', reason: origin.reason, field: origin.field };
   }
 
