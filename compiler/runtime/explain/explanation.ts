@@ -149,8 +149,6 @@ export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, pre
 }
 
 class ExplanationBuilder {
-  /** Nodes built, by the frame they record. */
-  private readonly nodes = new Map<Frame, RuleNode>();
   private readonly tests = new Map<Frame, Map<CmpExpr | string, DecidingTest>>();
   /** What each input read is, by entity id then input. */
   private readonly inputs = new Map<string, Map<string, Omit<InputNode, 'kind' | 'entity_id' | 'citation'>>>();
@@ -199,8 +197,7 @@ class ExplanationBuilder {
   /** A rule's node, built once per (rule, entity id): an output that several rules read appears under each, the same. */
   ruleNode(index: number, entity: string): RuleNode {
     const frame = this.frame(index, entity);
-    const built = this.nodes.get(frame);
-    if (built) return built;
+    if (frame.node) return frame.node as RuleNode;
     const rule = this.exec.rules[index];
     const version = rule.versions[frame.version];
     const citation = this.citation(index);
@@ -219,13 +216,14 @@ class ExplanationBuilder {
       comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
       children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
     };
-    this.nodes.set(frame, node);
+    frame.node = node;
     return node;
   }
 
   private branches(frame: Frame): BranchTaken[] {
     const taken: BranchTaken[] = [];
-    for (const [node, branch] of frame.branches) taken.push({ condition: branch < node.branches.length ? expressionText(node.branches[branch].cond, this.exec) : 'else', branch });
+    // forEach, not for-of: no entry pair per branch (most frames have none at all)
+    frame.branches.forEach((branch, node) => taken.push({ condition: branch < node.branches.length ? expressionText(node.branches[branch].cond, this.exec) : 'else', branch }));
     return taken;
   }
 

@@ -30,6 +30,8 @@ export interface Frame {
   sides: Map<CmpExpr, [EngineValue, EngineValue]>;
   /** Comparisons in the order decided. */
   comparisons: CmpExpr[];
+  /** The explanation's node for this frame, once built (explanation.ts keeps it here, not in a map keyed by frame). */
+  node: unknown;
 }
 
 // Most rules decide nothing and read a few things: one shared empty container each until a frame
@@ -50,7 +52,7 @@ export class QueryRecord implements EvaluationObserver {
   private top: Frame | undefined;
 
   enterRule(rule: number, entity: string, version: number): void {
-    const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: NONE_FIGURES, branches: NONE_BRANCHES, outcomes: NONE_OUTCOMES, sides: NONE_SIDES, comparisons: NONE_COMPARISONS };
+    const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: NONE_FIGURES, branches: NONE_BRANCHES, outcomes: NONE_OUTCOMES, sides: NONE_SIDES, comparisons: NONE_COMPARISONS, node: undefined };
     (this.frames[rule] ??= new Map()).set(entity, frame);
     this.stack.push(frame);
     this.top = frame;
