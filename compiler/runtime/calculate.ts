@@ -188,12 +188,20 @@ export function assumptionsOf(loaded: LoadedPackage, prepared: PreparedHousehold
 /** What an assumed input is, per package, entity, input and entity id: the same for every household,
  *  so each is made once and shared (frozen: an answer's reader cannot change the next one's). */
 type AssumedBySlot = Map<string, Map<string, Map<string, Assumption>>>; // input, then entity id, then label
-const assumedInputs = new WeakMap<LoadedPackage, [notGiven: AssumedBySlot, givenNull: AssumedBySlot]>();
+interface AssumedInputs {
+  byReason: [notGiven: AssumedBySlot, givenNull: AssumedBySlot];
+  size: number;
+}
+const assumedInputs = new WeakMap<LoadedPackage, AssumedInputs>();
+/** Entity ids are the clients' own (a person's id may be new in every household): past this many, an
+ *  assumption is made for its answer alone, so a daemon's memory does not grow with its clients' ids. */
+const ASSUMPTIONS_KEPT = 50_000;
+
 function assumedInput(loaded: LoadedPackage, prepared: PreparedHousehold, label: string, slot: string, entity: string, reason: 'not_given' | 'null'): Assumption {
-  let byReason = assumedInputs.get(loaded);
-  if (!byReason) assumedInputs.set(loaded, (byReason = [new Map(), new Map()]));
+  let kept = assumedInputs.get(loaded);
+  if (!kept) assumedInputs.set(loaded, (kept = { byReason: [new Map(), new Map()], size: 0 }));
   // nested maps: no key string built per lookup
-  const bySlot = byReason[reason === 'null' ? 1 : 0];
+  const bySlot = kept.byReason[reason === 'null' ? 1 : 0];
   let byEntity = bySlot.get(slot);
   if (!byEntity) bySlot.set(slot, (byEntity = new Map()));
   let byLabel = byEntity.get(entity);
@@ -202,7 +210,10 @@ function assumedInput(loaded: LoadedPackage, prepared: PreparedHousehold, label:
   if (!assumption) {
     const value = prepared.dataset.input(slot, entity, prepared.period);
     assumption = Object.freeze({ input: slot, legal_id: loaded.resolveInput(label, slot)?.legal_id ?? null, entity: label, entity_id: entity, value: value === undefined ? null : toJson(value), reason, field: `household.entities.${label}.${entity}.${slot}` });
-    byLabel.set(label, assumption);
+    if (kept.size < ASSUMPTIONS_KEPT) {
+      byLabel.set(label, assumption);
+      kept.size++;
+    } else if (!byLabel.size) byEntity.delete(entity); // nothing kept for this id
   }
   return assumption;
 }

@@ -80,15 +80,11 @@ export interface PreparedHousehold {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A value as read from the household: a JSON number stays a number (checked, exact as its shortest
- *  decimal form) until a formula reads it, so the inputs no formula reaches cost no Decimal. */
-type ReadValue = GivenRaw;
-const asValue = decimalOfGiven;
-
 /** Reads a raw value given for one input: checked by its dtype and bounds, or a HouseholdError naming
  *  the field (`container.key`, or `container` without a key; written only when it fails); `warn`
- *  hears what was read other than as given (a number in text). */
-type InputReader = (raw: unknown, container: string, key: string, warn?: (message: string) => void) => ReadValue;
+ *  hears what was read other than as given (a number in text). A JSON number stays a number
+ *  (GivenRaw) until a formula reads it, so the inputs no formula reaches cost no Decimal. */
+type InputReader = (raw: unknown, container: string, key: string, warn?: (message: string) => void) => GivenRaw;
 
 const fieldText = (container: string, key: string): string => (key ? `${container}.${key}` : container);
 
@@ -183,14 +179,13 @@ const PRECEDENCE = { spm_units: 0, people: 0, entities: 1, facts: 2 } as const;
 /** A value as the household gave it: in which object (`container`, to tell two names in one object
  *  from two conventions) under which `key`; the field is built from them only when a message needs it. */
 interface Given {
-  value: ReadValue;
+  value: GivenRaw;
   container: string;
   key: string;
   precedence: number;
 }
 
 const fieldOfGiven = (g: { container: string; key: string }): string => fieldText(g.container, g.key);
-
 
 /** What the adapter reads of a package once rather than per household: each entity's labels (the
  *  entities whose inputs its ids carry) and each entity's inputs that have a default, by name. */
@@ -279,7 +274,7 @@ class HouseholdReader {
     return given && fieldOfGiven(given);
   }
 
-  valueOf(name: string, entityId: string): ReadValue | undefined {
+  valueOf(name: string, entityId: string): GivenRaw | undefined {
     return this.given.get(entityId)?.get(name)?.value;
   }
 
@@ -298,8 +293,8 @@ class HouseholdReader {
     }
     if (!found) {
       const pkg = this.loaded.pkg;
-      const known = this.loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
-      throw new HouseholdError(`${container}.${key}`, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, known)}`);
+      const names = this.loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
+      throw new HouseholdError(`${container}.${key}`, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, names)}`);
     }
     if (raw === null || raw === undefined) {
       // explicit null: the default is taken, and reported as an assumption when it is read
@@ -429,7 +424,7 @@ class HouseholdReader {
     }
     if (!countInput || (peopleCount === undefined && members <= 0)) return;
     const read = this.valueOf(countInput, mainId);
-    const given = read === undefined ? undefined : asValue(read);
+    const given = read === undefined ? undefined : decimalOfGiven(read);
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
       const container = peopleCount === undefined ? 'household.entities' : 'household.people';
@@ -501,17 +496,17 @@ class HouseholdReader {
 const NOT_GIVEN: InputOrigin = Object.freeze({ given: false, reason: 'not_given' });
 
 /** A package default, checked and read as a household's value would be. */
-const readDefault = (input: PackageInput): Value => asValue(readerOf(input)(input.default, `default of ${input.name}`, ''));
+const readDefault = (input: PackageInput): Value => decimalOfGiven(readerOf(input)(input.default, `default of ${input.name}`, ''));
 
-function sameValue(x: ReadValue, y: ReadValue): boolean {
+function sameValue(x: GivenRaw, y: GivenRaw): boolean {
   if (typeof x === 'number' && typeof y === 'number') return x === y;
-  const a = typeof x === 'number' ? asValue(x) : x;
-  const b = typeof y === 'number' ? asValue(y) : y;
+  const a = typeof x === 'number' ? decimalOfGiven(x) : x;
+  const b = typeof y === 'number' ? decimalOfGiven(y) : y;
   return a instanceof Decimal ? b instanceof Decimal && a.eq(b) : a instanceof Day ? b instanceof Day && a.n === b.n : a === b;
 }
 
 /** A number reads as its Decimal would (the shortest decimal form, the same exponent thresholds). */
-const formatGiven = (v: ReadValue): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+const formatGiven = (v: GivenRaw): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** More than MAX_HOUSEHOLD_PEOPLE people listed, or instances of one entity, are refused. */
 function checkPlausibleCounts(peopleCount: number | undefined, labels: Map<string, Set<string>>, mainEntity: string, personEntity: string | undefined): void {

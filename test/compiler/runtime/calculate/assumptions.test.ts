@@ -152,3 +152,20 @@ describe('assumptions are shared between answers', () => {
     expect(shelter(calculate(loaded('us-co/co-snap'), { household: SCREENING })).value).toBe(0);
   });
 });
+
+describe('shared assumptions do not grow with the clients’ entity ids', () => {
+  test('past the kept limit, an assumption for a new person id is made for its answer alone (same content, not kept)', () => {
+    const pkg = loaded('us-co/co-snap');
+    const personAssumptions = (id: string) => calculate(pkg, { household: { period: '2026-03', facts: { earned_income: 1200 }, people: { [id]: { age: 35 } } } }).assumptions.filter((a) => a.entity_id === id);
+    const first = personAssumptions('kept-person');
+    expect(first.length).toBeGreaterThan(0);
+    expect(personAssumptions('kept-person')[0]).toBe(first[0]); // kept: the same object
+    // every new id adds its person's assumptions (the household's own are kept already) until the limit, 50,000, is reached
+    for (let i = 0; i < Math.ceil(50_000 / first.length) + 10; i++) personAssumptions(`person-${i}`);
+    const late = personAssumptions('late-person');
+    const again = personAssumptions('late-person');
+    expect(again).toEqual(late);
+    expect(again[0]).not.toBe(late[0]); // not kept
+    expect(personAssumptions('kept-person')[0]).toBe(first[0]); // what was kept stays
+  }, 60_000);
+});
