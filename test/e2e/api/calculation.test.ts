@@ -84,6 +84,19 @@ describe('POST /v1/calculate', () => {
     expect(typeof data.outputs.snap_income_eligible).toBe('boolean');
   });
 
+  test('the answer is JSON in the envelope, as every route answers (the data is written from cached fragments, not by Fastify)', async () => {
+    for (const res of [await calculate(SNAP_REQUEST), await batch([SNAP_REQUEST, SNAP_REQUEST])]) {
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+      const body = res.json();
+      expect(Object.keys(body)).toEqual(['status', 'data', 'meta']);
+      expect(body.status).toBe('ok');
+      expect(body.meta).toEqual({ request_id: expect.any(String), api_version: expect.any(String), environment: expect.any(String) });
+      expect(res.body).toBe(JSON.stringify(body)); // no spacing or key order of its own
+    }
+  });
+
   test('outputs are keyed by the requested name, aliases included', async () => {
     const data = expectOk(await calculate({ ...SNAP_REQUEST, variables: ['allotment', 'snap_allotment'] }));
     expect(Object.keys(data.outputs).sort()).toEqual(['allotment', 'snap_allotment']);
