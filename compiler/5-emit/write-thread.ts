@@ -12,18 +12,15 @@ export interface WriteJob {
   id: number;
   prefix: string;
   suffix: string;
-  /** The file's UTF-8 bytes, their memory moved to the thread (not copied). */
-  bytes: Uint8Array;
+  json: string;
 }
 
 export type WriteResult = { id: number; error?: undefined } & ContentFile | { id: number; error: string };
 
-/** Bytes handed over and not yet written, beyond which `put` waits for the thread to catch up. */
+/** JSON handed over and not yet written, beyond which `put` waits for the thread to catch up. */
 const MAX_IN_FLIGHT = 4 * 1024 * 1024;
 /** How long the thread may go without finishing a file before it is taken for dead. */
 const STALL_MS = 120_000;
-
-const encoder = new TextEncoder();
 
 const WORKER = new URL('./write-worker.js', import.meta.url);
 
@@ -48,16 +45,13 @@ export class WriteThread {
     this.worker.unref();
   }
 
-  /** Write `json` as `<prefix><sha><suffix>`: the name is filled in by `flush`. The JSON is
-   *  encoded here and its bytes moved to the thread: posting the string would copy it twice
-   *  (out of this heap and into the thread's), in its two-byte form for most packages. */
+  /** Write `json` as `<prefix><sha><suffix>`: the name is filled in by `flush`. */
   put(prefix: string, suffix: string, json: string): ContentFile {
     const into = { file: '', sha: '' };
     const id = this.sent++;
-    const bytes = encoder.encode(json);
-    this.pending.set(id, { into, bytes: bytes.length });
-    this.inFlight += bytes.length;
-    this.port.postMessage({ id, prefix, suffix, bytes } satisfies WriteJob, [bytes.buffer]);
+    this.pending.set(id, { into, bytes: json.length });
+    this.inFlight += json.length;
+    this.port.postMessage({ id, prefix, suffix, json } satisfies WriteJob);
     if (this.inFlight > MAX_IN_FLIGHT) this.wait(MAX_IN_FLIGHT / 2);
     return into;
   }
@@ -69,7 +63,7 @@ export class WriteThread {
     if (this.error) throw new Error(`writing the compiled output: ${this.error}`);
   }
 
-  /** Take the thread's answers until at most `limit` bytes are still unwritten. */
+  /** Take the thread's answers until at most `limit` bytes of JSON are still unwritten. */
   private wait(limit: number): void {
     let lastProgress = Date.now();
     while (this.received < this.sent && this.inFlight > limit) {
