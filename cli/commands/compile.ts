@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { buildInto, rebuildOnChange } from '../../compiler/build-into.js';
 import type { Manifest } from '../../compiler/5-emit/manifest.js';
@@ -18,6 +19,9 @@ import { defaultRoots } from '../default-roots.js';
 import { untilStopSignal } from '../stop-signal.js';
 
 // `rules compile`: encodings → runtime packages, program graphs, the rule index.
+
+/** How far V8's old generation may grow past what its last full collection kept, in percent, in a one-shot compile. */
+const HEAP_GROWING_PERCENT = 100;
 
 interface CompileOptions extends CacheOptions {
   root?: string[];
@@ -70,6 +74,12 @@ export function registerCompile(program: Command): void {
     };
     if (!options.watch) {
       const started = performance.now();
+      // V8 lets the old generation grow to up to 4 times what survived its last full collection
+      // before it collects again; a one-shot compile promotes most of what it makes as garbage
+      // (each package lives a few scavenges, until it is written), so its peak was that growth,
+      // not what it keeps. Twice is enough: a whole-corpus compile peaks at about 450 MiB instead
+      // of 510-650, in the same time. Not a limit: the heap still grows as far as it must.
+      setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
       // a whole tree compiled before from the same inputs into this folder is not compiled again
       const stamp = cache && !closureOnly ? { file: stampFile(cache, out), inputs: workspace.inputsHash() } : undefined;
       const unchanged = stamp && upToDate(stamp.file, stamp.inputs, out);
