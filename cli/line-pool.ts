@@ -174,15 +174,16 @@ export class LineSink {
     return new UsageError(`--output ${this.file ?? 'stdout'}: ${isOsError(err) ? osReason(err) : String(err)}`);
   }
 
-  async write(text: string | Uint8Array[]): Promise<void> {
+  /** Text, or a batch's UTF-8 pieces (written together). */
+  async write(data: string | Uint8Array[]): Promise<void> {
     if (this.failure) throw this.failure;
-    if (!text.length) return;
+    if (!data.length) return;
     try {
       let flowing = true;
-      if (typeof text === 'string') flowing = this.out.write(text);
+      if (typeof data === 'string') flowing = this.out.write(data);
       else {
         this.out.cork(); // the pieces go out together (one writev), not one write each
-        for (const piece of text) flowing = this.out.write(piece);
+        for (const piece of data) flowing = this.out.write(piece);
         this.out.uncork();
       }
       if (!flowing) await once(this.out, 'drain');

@@ -38,7 +38,6 @@ export function compiledProgram(exec: Executable, observed = false): CompiledPro
   return program;
 }
 
-
 export class CompiledEvaluation implements EvaluationScope {
   private readonly program: CompiledProgram;
   private readonly memos = new Map<string, Memo>();
