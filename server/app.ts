@@ -149,7 +149,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
         const result = await route.handler(ctx, request, reply);
         if (reply.sent) return reply;
         if (route.envelope === false) return result;
-        if (result instanceof JsonText) return reply.status(route.success.status).type('application/json; charset=utf-8').send(okJson(request, env, result.text));
+        if (result instanceof JsonText) return reply.status(route.success.status).type('application/json; charset=utf-8').send(okJson(request, env, result.pieces));
         return reply.status(route.success.status).send(ok(request, env, result));
       },
     });

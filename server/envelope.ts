@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { utf8Bytes } from './response-json.js';
 
 // The success and error envelopes. Every JSON response carries `meta`.
 
@@ -19,9 +20,9 @@ export function ok<T>(request: FastifyRequest, environment: Environment, data: T
   return { status: 'ok' as const, data, meta: meta(request, environment) };
 }
 
-/** `ok` with `data` given as JSON text: the same envelope, written without re-serialising the data. */
-export function okJson(request: FastifyRequest, environment: Environment, data: string): string {
-  return `{"status":"ok","data":${data},"meta":${JSON.stringify(meta(request, environment))}}`;
+/** `ok` with `data` given as JSON text in pieces: the same envelope as UTF-8, written without re-serialising the data. */
+export function okJson(request: FastifyRequest, environment: Environment, data: string[]): Buffer {
+  return utf8Bytes(['{"status":"ok","data":', ...data, `,"meta":${JSON.stringify(meta(request, environment))}}`]);
 }
 
 export function failure(request: FastifyRequest, environment: Environment, code: string, message: string, data?: unknown, details?: Record<string, unknown>) {

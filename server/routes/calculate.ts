@@ -37,7 +37,7 @@ export const calculateRoutes = defineRoutes(
     body: { $ref: 'CalculateRequest' },
     success: { status: 200, description: 'CalculateResponse', schema: { $ref: 'CalculateResponse' } },
     errors: ['invalid_request', 'invalid_household', 'unsupported_parameter', 'payload_too_large', 'unsupported_program', 'runtime_error', ...AUTH_ERRORS],
-    handler: async (ctx, request) => new JsonText(answerJson(runCalculation(ctx.catalog(), request.body as CalculateRequest, ctx.config.calculateTimeoutMs))),
+    handler: async (ctx, request) => new JsonText([answerJson(runCalculation(ctx.catalog(), request.body as CalculateRequest, ctx.config.calculateTimeoutMs))]),
   },
   {
     method: 'POST',
@@ -68,8 +68,8 @@ export const calculateRoutes = defineRoutes(
       }
       const succeeded = results.filter((r) => r.status === 'ok').length;
       const summary = { total: results.length, succeeded, failed: results.length - succeeded };
-      const entries = results.map((r) => (r.status === 'ok' ? `{"status":"ok","result":${answerJson(r.result as object)}}` : JSON.stringify(r)));
-      return new JsonText(`{"summary":${JSON.stringify(summary)},"results":[${entries.join(',')}]}`);
+      const entries = results.map((r, i) => `${i ? ',' : ''}${r.status === 'ok' ? `{"status":"ok","result":${answerJson(r.result as object)}}` : JSON.stringify(r)}`);
+      return new JsonText([`{"summary":${JSON.stringify(summary)},"results":[`, ...entries, ']}']);
     },
   },
   {

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { generateHouseholds } from '../../bench/households.mjs';
 import { calculateResponse } from '../../server/calculation.js';
-import { answerJson, assumptionsJson, traceJson } from '../../server/response-json.js';
+import { answerJson, assumptionsJson, traceJson, utf8Bytes } from '../../server/response-json.js';
 import { loaded, PACKAGE_IDS } from '../compiler/bundled.js';
 
 // Answers written from cached fragments must be the very text JSON.stringify writes, for every
@@ -41,5 +42,21 @@ describe('answerJson', () => {
     for (const c of cases) expect(answerJson(c)).toBe(JSON.stringify(c));
     expect(traceJson([])).toBe('[]');
     expect(assumptionsJson([])).toBe('[]');
+  });
+});
+
+describe('utf8Bytes', () => {
+  // sized for a byte a character and grown near the end: pieces of any size and any characters
+  // (whole code points, as JSON texts are), many-byte ones last where the guess runs out
+  test('the bytes of the joined text, for any pieces', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 3000 });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(text, fc.string({ unit: 'binary-ascii', maxLength: 5000 })), { maxLength: 12 }), (pieces) => {
+        expect(utf8Bytes(pieces).equals(Buffer.from(pieces.join('')))).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+    expect(utf8Bytes(['a'.repeat(5000), '€'.repeat(3000)]).equals(Buffer.from('a'.repeat(5000) + '€'.repeat(3000)))).toBe(true);
+    expect(utf8Bytes([]).length).toBe(0);
   });
 });
