@@ -46,14 +46,27 @@ const traceTails = new WeakMap<string[], string>();
 /** An assumption's JSON: assumptions are shared by every answer that makes them (calculate.ts). */
 const assumptionTexts = new WeakMap<Assumption, string>();
 
+/** `"…"}` by entity id: the closing text of an entry (an answer's entries name few entity ids). */
+const traceEnds = new Map<string, string>();
+
 const TRACE_FIELDS = ['rule_id', 'variable', 'value', 'sources', 'entity'];
 
-/** The shape the runtime makes: these five fields in this order, a value present, the texts and list as typed. */
+/**
+ * The shape the runtime makes: these five fields in this order, a value present, the texts and
+ * list as typed. Keys are walked with for-in, not listed (Object.keys allocated an array per
+ * entry); an inherited enumerable key only sends the entry to JSON.stringify.
+ */
 function isPlainTraceEntry(entry: TraceEntry): boolean {
-  const keys = Object.keys(entry);
-  if (keys.length !== 5) return false;
-  for (let i = 0; i < 5; i++) if (keys[i] !== TRACE_FIELDS[i]) return false;
-  return entry.value !== undefined && typeof entry.rule_id === 'string' && typeof entry.variable === 'string' && Array.isArray(entry.sources) && typeof entry.entity === 'string';
+  let i = 0;
+  for (const key in entry) if (key !== TRACE_FIELDS[i++]) return false;
+  return i === 5 && entry.value !== undefined && typeof entry.rule_id === 'string' && typeof entry.variable === 'string' && Array.isArray(entry.sources) && typeof entry.entity === 'string';
+}
+
+/** A value as JSON.stringify writes it, numbers and booleans without calling it (most trace values are). */
+function valueJson(value: unknown): string {
+  if (typeof value === 'number') return Number.isFinite(value) ? `${value}` : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value);
 }
 
 function traceEntryJson(entry: TraceEntry): string {
@@ -63,7 +76,12 @@ function traceEntryJson(entry: TraceEntry): string {
   if (head?.variable !== variable) traceHeads.set(rule_id, (head = { variable, head: `{"rule_id":${JSON.stringify(rule_id)},"variable":${JSON.stringify(variable)},"value":` }));
   let tail = traceTails.get(sources);
   if (tail === undefined) traceTails.set(sources, (tail = `,"sources":${JSON.stringify(sources)},"entity":`));
-  return `${head.head}${JSON.stringify(value)}${tail}${JSON.stringify(entity)}}`;
+  let end = traceEnds.get(entity);
+  if (end === undefined) {
+    end = `${JSON.stringify(entity)}}`;
+    if (traceEnds.size < 10_000) traceEnds.set(entity, end); // entity ids come from households: a bounded cache
+  }
+  return head.head + valueJson(value) + tail + end;
 }
 
 /** A trace as JSON text (see traceEntryJson). */

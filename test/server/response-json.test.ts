@@ -38,6 +38,10 @@ describe('answerJson', () => {
       { trace: 'not a list', assumptions: { not: 'a list' } },
       { trace: [{ ...entry, variable: 'other name, same rule id' }, entry, { ...entry, entity: 'p "1"' }] },
       {},
+      // numbers and booleans are written without JSON.stringify: its edge cases
+      { trace: [-0, Number.NaN, Number.POSITIVE_INFINITY, 1e21, 5e-7, -1.5, true, false, null, '1', [1]].map((value) => ({ ...entry, value })) },
+      // an inherited enumerable key is not the runtime's shape (JSON.stringify writes own keys only)
+      { trace: [Object.assign(Object.create({ inherited: 1 }), entry)] },
     ];
     for (const c of cases) expect(answerJson(c)).toBe(JSON.stringify(c));
     expect(traceJson([])).toBe('[]');
