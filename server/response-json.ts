@@ -16,28 +16,31 @@ export class JsonText {
  * pieces; one string of a whole batch costs more to flatten than to encode (a 25-answer batch:
  * encoding it answer by answer halves the cost of writing it, and sending bytes spares Fastify a
  * second pass to count them). Sized for a byte a character, as answers almost always are, and
- * grown when a piece near the end may not fit (allocating for the worst case, 3 bytes a
- * character, tripled the daemon's garbage collection).
+ * grown when a piece did not fit: `write` stops at the last whole character that fits, so a piece
+ * that leaves room for another (4 bytes) was written whole. Counting each piece's bytes first
+ * would be a second pass; sizing for the worst case, 3 bytes a character, tripled the daemon's
+ * garbage collection.
  */
 export function utf8Bytes(pieces: string[]): Buffer {
   let unwritten = 0;
   for (const piece of pieces) unwritten += piece.length;
-  let bytes = Buffer.allocUnsafe(unwritten + 4096);
+  let bytes = Buffer.allocUnsafe(unwritten + SLACK);
   let end = 0;
   for (const piece of pieces) {
     unwritten -= piece.length;
-    if (bytes.length - end < piece.length * 3) {
-      const need = Buffer.byteLength(piece) + unwritten;
-      if (bytes.length - end < need) {
-        const larger = Buffer.allocUnsafe(end + need + 4096);
-        bytes.copy(larger, 0, 0, end);
-        bytes = larger;
-      }
+    let written = bytes.write(piece, end);
+    if (bytes.length - end - written < 4 && written !== Buffer.byteLength(piece)) {
+      const larger = Buffer.allocUnsafe(end + Buffer.byteLength(piece) + unwritten + SLACK);
+      bytes.copy(larger, 0, 0, end);
+      bytes = larger;
+      written = bytes.write(piece, end);
     }
-    end += bytes.write(piece, end);
+    end += written;
   }
   return bytes.subarray(0, end);
 }
+
+const SLACK = 4096;
 
 /** `{"rule_id":…,"variable":…,"value":` by rule id (the variable kept to check the entry is that rule's). */
 const traceHeads = new Map<string, { variable: string; head: string }>();
