@@ -3,14 +3,17 @@
 // bundled state SNAP sample), a 25-entry batch, and GET /v1/health again while 50-entry jobs and
 // batches run. Records requests/s and p50/p99 latency in bench/results/http.json, with the
 // issue-15 targets: calculate ≥ 0.6 of the authenticated read, a batch ≥ 50,000 calculations/s,
-// health p99 < 5 ms under the job and batch load.
+// health p99 < 5 ms under the job and batch load. Then the transport floor (bench/bare-http.mjs):
+// the read, the calculation and the batch against a bare node:http server answering with the
+// daemon's own response bytes, what loopback HTTP and the load generator allow on this machine.
 // npm run bench:http -- --store redis — calculate and an authenticated read (GET /v1/programs)
 // on a SQLite daemon, then on Redis daemons (redis-servers started here on free ports, the
 // append-only file fsynced every second, then on every write), in one run:
 // bench/results/http-stores.json.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -146,13 +149,40 @@ async function healthUnderLoad() {
 const underLoad = await healthUnderLoad();
 results.push(underLoad);
 print('', underLoad);
+
+/** The read, the calculation and the batch against bench/bare-http.mjs serving the daemon's answers to them. */
+async function transportFloor() {
+  const measured = scenarios.filter((s) => s.path !== '/v1/health' && s.path !== '/v1/search');
+  const bodies = {};
+  for (const s of measured) {
+    const res = await fetch(`${url}${s.path}`, { method: s.method, headers, body: s.body ? JSON.stringify(s.body) : undefined });
+    if (!res.ok) throw new Error(`${s.name}: ${res.status}`);
+    bodies[s.path] = Buffer.from(await res.arrayBuffer()).toString('base64');
+  }
+  const file = path.join(tempDir('floor'), 'bodies.json');
+  writeFileSync(file, JSON.stringify(bodies));
+  const server = spawn(process.execPath, [fileURLToPath(new URL('bare-http.mjs', import.meta.url)), file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const bare = await waitFor(server, server.stderr, /listening on (http:\/\/\S+)/, 'bench/bare-http.mjs');
+  const rows = [];
+  try {
+    for (const s of measured) {
+      const row = { ...(await measure(bare, { ...s, name: `floor: ${s.name}` })), response_bytes: Buffer.from(bodies[s.path], 'base64').length };
+      rows.push(row);
+      print('', row);
+    }
+  } finally {
+    await stop(server);
+  }
+  return rows;
+}
+const floor = await transportFloor();
 await stop(daemon);
 for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 
-const rate = (prefix) => results.find((r) => r.scenario.startsWith(prefix)).requests_per_s;
+const rate = (prefix, rows = results) => rows.find((r) => r.scenario.startsWith(prefix)).requests_per_s;
 const targets = {
-  calculate_to_authenticated_read: { value: +(rate('POST /v1/calculate (') / rate('GET /v1/programs')).toFixed(2), target: '>= 0.6' },
-  batch_calculations_per_s: { value: rate('POST /v1/calculate/batch') * 25, target: '>= 50000' },
+  calculate_to_authenticated_read: { value: +(rate('POST /v1/calculate (') / rate('GET /v1/programs')).toFixed(2), target: '>= 0.6', floor: +(rate('floor: POST /v1/calculate (', floor) / rate('floor: GET /v1/programs', floor)).toFixed(2) },
+  batch_calculations_per_s: { value: rate('POST /v1/calculate/batch') * 25, target: '>= 50000', floor: rate('floor: POST /v1/calculate/batch', floor) * 25 },
   health_p99_ms_under_job_and_batch_load: { value: underLoad.p99_ms, target: '< 5' },
 };
 const report = {
@@ -161,8 +191,9 @@ const report = {
   machine,
   load: { tool: 'autocannon', connections: 10, duration_s: duration, daemon: 'rules serve --store memory (one process); the load generator shares the machine' },
   results,
+  floor: { server: 'bench/bare-http.mjs: node:http in its own process answering each request with the bytes the daemon answered it with, after reading its body', results: floor },
   targets,
 };
 const file = writeResult('http', report);
-for (const [name, t] of Object.entries(targets)) console.log(`${name}: ${t.value} (target ${t.target})`);
+for (const [name, t] of Object.entries(targets)) console.log(`${name}: ${t.value} (target ${t.target}${t.floor === undefined ? '' : `; bare transport ${t.floor}`})`);
 console.log(`→ ${file}`);
