@@ -27,7 +27,9 @@ describe('the benchmarks', () => {
 
   it('http: a daemon under load, and on each store', async () => {
     await bench('http.mjs', { BENCH_SECONDS: '1' });
-    report('http');
+    const http = report('http') as { floor: { results: { scenario: string; requests_per_s: number; response_bytes: number }[] } };
+    expect(http.floor.results.map((r) => r.scenario)).toEqual([expect.stringMatching(/^floor: GET \/v1\/programs/), expect.stringMatching(/^floor: POST \/v1\/calculate \(/), expect.stringMatching(/^floor: POST \/v1\/calculate\/batch/)]);
+    for (const r of http.floor.results) expect(r.requests_per_s > 0 && r.response_bytes > 0).toBe(true);
     await bench('http.mjs', { BENCH_SECONDS: '1' }, ['--store', 'redis']);
     report('http-stores');
   }, 180_000);
