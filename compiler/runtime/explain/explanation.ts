@@ -131,6 +131,38 @@ function inForce(version: { from: number | null; to: number | null }): InForce {
   if (!dates) inForceOf.set(version, (dates = { from: day(version.from), to: day(version.to) }));
   return dates;
 }
+/** What a rule's node says whatever the household, written once per package (a package does not change). */
+interface RuleText {
+  name: string;
+  legal_id: string;
+  entity: string;
+  judgment: boolean;
+  citation: string[];
+  /** By version: the formula, and the dates it is in force. */
+  formulas: string[];
+  inForce: InForce[];
+}
+
+/** What a figure's entry says whatever the household, per version of its parameter. */
+interface FigureText {
+  name: string;
+  legal_id: string;
+  indexed: boolean;
+  in_force: InForce;
+  citation: string[];
+}
+
+/** A comparison's test and sides as the formula writes them. */
+interface ComparisonText {
+  test: string;
+  left: string;
+  right: string;
+}
+
+/** Per package: rule texts by rule index, figure texts by parameter index then version. */
+const textsOf = new WeakMap<LoadedPackage, { rules: (RuleText | undefined)[]; figures: (FigureText[] | undefined)[] }>();
+const comparisonTexts = new WeakMap<CmpExpr, ComparisonText>();
+
 /** A value the engine computed, as JSON (the evaluation's `json`: each engine writes its own form). */
 export type EngineJson = (value: EngineValue | Outcome, judgment: boolean) => unknown;
 
@@ -150,9 +182,8 @@ export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, pre
 
 class ExplanationBuilder {
   private readonly tests = new Map<Frame, Map<CmpExpr | string, DecidingTest>>();
-  /** What each input read is, by entity id then input. */
-  private readonly inputs = new Map<string, Map<string, Omit<InputNode, 'kind' | 'entity_id' | 'citation'>>>();
   readonly exec;
+  private readonly texts;
 
   constructor(
     private readonly loaded: LoadedPackage,
@@ -161,6 +192,43 @@ class ExplanationBuilder {
     private readonly json: EngineJson,
   ) {
     this.exec = loaded.executable;
+    let texts = textsOf.get(loaded);
+    if (!texts) textsOf.set(loaded, (texts = { rules: [], figures: [] }));
+    this.texts = texts;
+  }
+
+  /** A rule's texts, written at its first explanation. */
+  private ruleText(index: number): RuleText {
+    let text = this.texts.rules[index];
+    if (!text) {
+      const rule = this.exec.rules[index];
+      this.texts.rules[index] = text = {
+        name: rule.name,
+        legal_id: rule.id,
+        entity: rule.entity,
+        judgment: rule.judgment,
+        citation: this.citation(index),
+        formulas: rule.versions.map((v) => expressionText(v.expr, this.exec)),
+        inForce: rule.versions.map((v) => (rule.alwaysApplies ? ALWAYS : inForce(v))),
+      };
+    }
+    return text;
+  }
+
+  private figureText(param: number, version: number): FigureText {
+    let byVersion = this.texts.figures[param];
+    if (!byVersion) {
+      const p: ExecParameter = this.exec.parameters[param];
+      const citation = this.parameterCitation(param);
+      this.texts.figures[param] = byVersion = p.versions.map((v) => ({ name: p.name, legal_id: p.id, indexed: Boolean(p.indexedBy), in_force: inForce(v), citation }));
+    }
+    return byVersion[version];
+  }
+
+  private comparisonText(node: CmpExpr): ComparisonText {
+    let text = comparisonTexts.get(node);
+    if (!text) comparisonTexts.set(node, (text = { test: expressionText(node, this.exec), left: expressionText(node.a, this.exec), right: expressionText(node.b, this.exec) }));
+    return text;
   }
 
   build(targets: ExplainTarget[]): Explanation {
@@ -172,7 +240,7 @@ class ExplanationBuilder {
         continue;
       }
       for (const id of target.ids) {
-        const node = this.ruleNode(target.index, id);
+        const node = this.ruleNode(this.frame(target.index, id));
         outputs.push({ output: target.output, entity: node.entity, entity_id: id, value: node.value, node, ...this.decidingFor(node.value, () => new Deciding(this, this.record).forRule(target.index, id)) });
       }
     }
@@ -195,26 +263,24 @@ class ExplanationBuilder {
   }
 
   /** A rule's node, built once per (rule, entity id): an output that several rules read appears under each, the same. */
-  ruleNode(index: number, entity: string): RuleNode {
-    const frame = this.frame(index, entity);
+  ruleNode(frame: Frame): RuleNode {
     if (frame.node) return frame.node as RuleNode;
-    const rule = this.exec.rules[index];
-    const version = rule.versions[frame.version];
-    const citation = this.citation(index);
+    const text = this.ruleText(frame.rule);
+    const citation = text.citation;
     const node: RuleNode = {
       kind: 'rule',
-      name: rule.name,
-      legal_id: rule.id,
-      entity: rule.entity,
-      entity_id: entity,
-      value: this.json(frame.result!, rule.judgment),
-      formula: expressionText(version.expr, this.exec),
-      in_force: rule.alwaysApplies ? ALWAYS : inForce(version),
+      name: text.name,
+      legal_id: text.legal_id,
+      entity: text.entity,
+      entity_id: frame.entity,
+      value: this.json(frame.result!, text.judgment),
+      formula: text.formulas[frame.version],
+      in_force: text.inForce[frame.version],
       citation,
       figures: frame.figures.map((f) => this.figure(f)),
       branches: this.branches(frame),
       comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
-      children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
+      children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read) : this.inputNode(read.slot, read.entity, citation))),
     };
     frame.node = node;
     return node;
@@ -227,25 +293,18 @@ class ExplanationBuilder {
     return taken;
   }
 
-  /** An input's node under a rule that reads it: what the input is, found once per (input, entity id), with that rule's citation. */
+  /** An input's node under a rule that reads it, with that rule's citation (a household's (input, entity id) pairs are nearly all read by one rule each, so nothing is kept between nodes). */
   inputNode(slot: string, entity: string, citation: string[]): InputNode {
-    let bySlot = this.inputs.get(entity);
-    if (!bySlot) this.inputs.set(entity, (bySlot = new Map()));
-    let read = bySlot.get(slot);
-    if (!read) bySlot.set(slot, (read = this.inputRead(slot, entity)));
-    const { name, legal_id, entity: label, value, status, field, reason } = read;
-    if (status === 'given') return { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, field, citation };
-    return field === undefined ? { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, reason, citation } : { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, reason, field, citation };
-  }
-
-  private inputRead(slot: string, entity: string): Omit<InputNode, 'kind' | 'entity_id' | 'citation'> {
-    const origin = this.prepared.origin(slot, entity);
-    const label = this.prepared.entityOf(slot, entity);
-    const value = this.prepared.dataset.inputRaw(slot, entity, this.prepared.period);
+    const { prepared } = this;
+    const origin = prepared.origin(slot, entity);
+    const label = prepared.entityOf(slot, entity);
+    const raw = prepared.dataset.inputRaw(slot, entity, prepared.period);
     const legal_id = this.loaded.resolveInput(label, slot)?.legal_id ?? null;
     // a number the household gave is its own JSON (toJson of its Decimal gives it back; not -0)
-    const json = value === undefined ? null : typeof value === 'number' ? value + 0 : toJson(value);
-    return origin.given ? { name: slot, legal_id, entity: label, value: json, status: 'given', field: origin.field } : { name: slot, legal_id, entity: label, value: json, status: 'assumed', reason: origin.reason, field: origin.field };
+    const value = raw === undefined ? null : typeof raw === 'number' ? raw + 0 : toJson(raw);
+    if (origin.given) return { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'given', field: origin.field, citation };
+    const { reason, field } = origin;
+    return field === undefined ? { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'assumed', reason, citation } : { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'assumed', reason, field, citation };
   }
 
   private parameterCitation(param: number): string[] {
@@ -253,9 +312,8 @@ class ExplanationBuilder {
   }
 
   figure({ param, version, key, value }: FigureRead): Figure {
-    const p: ExecParameter = this.exec.parameters[param];
-    const v = p.versions[version];
-    return { name: p.name, legal_id: p.id, key: p.indexedBy ? key : null, value: this.json(value, false), in_force: inForce(v), citation: this.parameterCitation(param) };
+    const text = this.figureText(param, version);
+    return { name: text.name, legal_id: text.legal_id, key: text.indexed ? key : null, value: this.json(value, false), in_force: text.in_force, citation: text.citation };
   }
 
   private parameterNode(index: number, key: number): ParameterNode {
@@ -278,11 +336,12 @@ class ExplanationBuilder {
   comparison(frame: Frame, node: CmpExpr): Comparison {
     const [a, b] = frame.sides.get(node)!;
     const outcome = frame.outcomes.get(node);
+    const text = this.comparisonText(node);
     return {
-      test: expressionText(node, this.exec),
-      left: { expression: expressionText(node.a, this.exec), value: this.json(a, false) },
+      test: text.test,
+      left: { expression: text.left, value: this.json(a, false) },
       op: node.op,
-      right: { expression: expressionText(node.b, this.exec), value: this.json(b, false) },
+      right: { expression: text.right, value: this.json(b, false) },
       holds: outcome === undefined ? null : outcomeJson(outcome),
     };
   }
@@ -384,14 +443,14 @@ class Deciding {
 
   private comparisonTestOf(frame: Frame, e: CmpExpr): DecidingTest {
     // the rule's node (built already) holds this comparison
-    const comparison = this.builder.ruleNode(frame.rule, frame.entity).comparisons[frame.comparisons.indexOf(e)];
+    const comparison = this.builder.ruleNode(frame).comparisons[frame.comparisons.indexOf(e)];
     const words = RELATION[e.op][comparison.holds ? 0 : 1];
     const text = (name: string, cited: string) => `${sideText(comparison.left)} ${words} ${sideText(comparison.right)}: \`${comparison.test}\` ${comparison.holds ? 'holds' : 'does not hold'} in ${name}${cited}`;
     return this.test(frame, comparison.test, comparison.holds, text, { comparison });
   }
 
   private inputTestOf(frame: Frame, slot: string): DecidingTest {
-    const children = this.builder.ruleNode(frame.rule, frame.entity).children;
+    const children = this.builder.ruleNode(frame).children;
     let input: InputNode | undefined;
     for (const c of children) {
       if (c.kind === 'input' && c.name === slot && c.entity_id === frame.entity) {

@@ -9,31 +9,6 @@ import type { EngineValue, EvaluationObserver } from '../../engine/observer.js';
 // writes them). Decisions are kept for the rule's own entity id; those made for related members
 // inside a `count_where`/`sum_where` show up as the members' own reads.
 
-export type Read = { kind: 'rule'; rule: number; entity: string } | { kind: 'input'; slot: string; entity: string };
-
-export interface FigureRead {
-  param: number;
-  version: number;
-  key: number;
-  value: EngineValue;
-}
-
-export interface Frame {
-  rule: number;
-  entity: string;
-  version: number;
-  result: EngineValue | Outcome | undefined;
-  reads: Read[];
-  figures: FigureRead[];
-  branches: Map<IfExpr, number>;
-  outcomes: Map<JudgmentExpr, Outcome>;
-  sides: Map<CmpExpr, [EngineValue, EngineValue]>;
-  /** Comparisons in the order decided. */
-  comparisons: CmpExpr[];
-  /** The explanation's node for this frame, once built (explanation.ts keeps it here, not in a map keyed by frame). */
-  node: unknown;
-}
-
 // Most rules decide nothing and read a few things: one shared empty container each until a frame
 // records its first (frames are made for every rule evaluated, so this keeps recording cheap).
 const NONE_BRANCHES: Map<IfExpr, number> = new Map();
@@ -42,29 +17,75 @@ const NONE_SIDES: Map<CmpExpr, [EngineValue, EngineValue]> = new Map();
 const NONE_FIGURES: FigureRead[] = [];
 const NONE_COMPARISONS: CmpExpr[] = [];
 
+/** An input a rule read. */
+export interface InputRead {
+  kind: 'input';
+  slot: string;
+  entity: string;
+}
+
+/** What a rule read: another rule (the frame that computed it) or an input. */
+export type Read = Frame | InputRead;
+
+export interface FigureRead {
+  param: number;
+  version: number;
+  key: number;
+  value: EngineValue;
+}
+
+/** One rule computed for one entity id. A class: every frame has the same shape, which keeps recording and building monomorphic. */
+export class Frame {
+  readonly kind = 'rule';
+  result: EngineValue | Outcome | undefined = undefined;
+  /** In the order first read; a rule read is its frame itself (no lookup when the tree is built). */
+  readonly reads: Read[] = [];
+  figures: FigureRead[] = NONE_FIGURES;
+  branches: Map<IfExpr, number> = NONE_BRANCHES;
+  outcomes: Map<JudgmentExpr, Outcome> = NONE_OUTCOMES;
+  sides: Map<CmpExpr, [EngineValue, EngineValue]> = NONE_SIDES;
+  /** Comparisons in the order decided. */
+  comparisons: CmpExpr[] = NONE_COMPARISONS;
+  /** The explanation's node for this frame, once built (explanation.ts keeps it here, not in a map keyed by frame). */
+  node: unknown = undefined;
+  /** The same rule's frame for the next entity id computed (a rule is usually computed for one). */
+  next: Frame | undefined = undefined;
+
+  constructor(
+    readonly rule: number,
+    readonly entity: string,
+    readonly version: number,
+  ) {}
+}
 
 export class QueryRecord implements EvaluationObserver {
-  /** Frames by rule index, then entity id. */
-  private readonly frames: (Map<string, Frame> | undefined)[] = [];
+  /** Frames by rule index: the first entity id's, then the others' through `next`. */
+  private readonly frames: (Frame | undefined)[] = [];
   /** Figures read outside any rule (a parameter requested as an output). */
   readonly topFigures: FigureRead[] = [];
   private readonly stack: Frame[] = [];
   private top: Frame | undefined;
 
   enterRule(rule: number, entity: string, version: number): void {
-    const frame: Frame = { rule, entity, version, result: undefined, reads: [], figures: NONE_FIGURES, branches: NONE_BRANCHES, outcomes: NONE_OUTCOMES, sides: NONE_SIDES, comparisons: NONE_COMPARISONS, node: undefined };
-    (this.frames[rule] ??= new Map()).set(entity, frame);
+    const frame = new Frame(rule, entity, version);
+    let last = this.frames[rule];
+    if (!last) this.frames[rule] = frame;
+    else {
+      while (last.next) last = last.next;
+      last.next = frame;
+    }
     this.stack.push(frame);
     this.top = frame;
   }
 
   frame(rule: number, entity: string): Frame | undefined {
-    return this.frames[rule]?.get(entity);
+    for (let frame = this.frames[rule]; frame; frame = frame.next) if (frame.entity === entity) return frame;
+    return undefined;
   }
 
   /** Every frame recorded (every rule computed for an entity id). */
   *allFrames(): Generator<Frame> {
-    for (const byEntity of this.frames) if (byEntity) yield* byEntity.values();
+    for (let frame of this.frames) for (; frame; frame = frame.next) yield frame;
   }
 
   leaveRule(_rule: number, _entity: string, result: EngineValue | Outcome): void {
@@ -76,8 +97,11 @@ export class QueryRecord implements EvaluationObserver {
   readRule(rule: number, entity: string): void {
     const reads = this.top?.reads;
     if (!reads) return;
-    for (const r of reads) if (r.kind === 'rule' && r.rule === rule && r.entity === entity) return;
-    reads.push({ kind: 'rule', rule, entity });
+    const frame = this.frame(rule, entity);
+    // the engine reads a rule's value only once it is computed, and this record saw it computed
+    if (!frame) throw new Error(`rule ${rule} read for ${entity} before it was computed`);
+    for (const r of reads) if (r === frame) return;
+    reads.push(frame);
   }
 
   readInput(slot: string, entity: string): void {
