@@ -279,7 +279,7 @@ class ExplanationBuilder {
       citation,
       figures: frame.figures.map((f) => this.figure(f)),
       branches: this.branches(frame),
-      comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
+      comparisons: frame.comparisons.map((c, i) => this.comparison(frame, c, i)),
       children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read) : this.inputNode(read.slot, read.entity, citation))),
     };
     frame.node = node;
@@ -333,9 +333,11 @@ class ExplanationBuilder {
     return made;
   }
 
-  comparison(frame: Frame, node: CmpExpr): Comparison {
-    const [a, b] = frame.sides.get(node)!;
-    const outcome = frame.outcomes.get(node);
+  /** Comparison `i` of `frame` (`node`). */
+  comparison(frame: Frame, node: CmpExpr, i: number): Comparison {
+    const a = frame.sides[2 * i];
+    const b = frame.sides[2 * i + 1];
+    const outcome = frame.outcome(node);
     const text = this.comparisonText(node);
     return {
       test: text.test,
@@ -394,7 +396,7 @@ class Deciding {
 
   /** Why a judgment node of `frame` came out `wanted` (true: held; false: did not hold). */
   private judgment(frame: Frame, e: JudgmentExpr, wanted: boolean): void {
-    const outcome = frame.outcomes.get(e);
+    const outcome = frame.outcome(e);
     if (outcome === undefined) return; // never evaluated (short-circuited)
     const matches = (o: Outcome | undefined) => (wanted ? o === HOLDS : o !== undefined && o !== HOLDS);
     switch (e.k) {
@@ -415,7 +417,7 @@ class Deciding {
         // a conjunction fails by each operand that failed, holds by both; a disjunction the other way round
         const decidedByEach = (e.k === 'and') !== wanted;
         for (const operand of [e.a, e.b]) {
-          const o = frame.outcomes.get(operand);
+          const o = frame.outcome(operand);
           if (decidedByEach ? matches(o) : o !== undefined) this.judgment(frame, operand, wanted);
         }
         return;

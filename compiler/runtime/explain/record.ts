@@ -12,8 +12,8 @@ import type { EngineValue, EvaluationObserver } from '../../engine/observer.js';
 // Most rules decide nothing and read a few things: one shared empty container each until a frame
 // records its first (frames are made for every rule evaluated, so this keeps recording cheap).
 const NONE_BRANCHES: Map<IfExpr, number> = new Map();
-const NONE_OUTCOMES: Map<JudgmentExpr, Outcome> = new Map();
-const NONE_SIDES: Map<CmpExpr, [EngineValue, EngineValue]> = new Map();
+const NONE_JUDGMENTS: (JudgmentExpr | Outcome)[] = [];
+const NONE_SIDES: EngineValue[] = [];
 const NONE_FIGURES: FigureRead[] = [];
 const NONE_COMPARISONS: CmpExpr[] = [];
 
@@ -42,10 +42,11 @@ export class Frame {
   readonly reads: Read[] = [];
   figures: FigureRead[] = NONE_FIGURES;
   branches: Map<IfExpr, number> = NONE_BRANCHES;
-  outcomes: Map<JudgmentExpr, Outcome> = NONE_OUTCOMES;
-  sides: Map<CmpExpr, [EngineValue, EngineValue]> = NONE_SIDES;
-  /** Comparisons in the order decided. */
+  /** Each judgment node's outcome, as decided: node, outcome, node, outcome… (flat arrays, not a map: a frame decides a few, and most none). */
+  judgments: (JudgmentExpr | Outcome)[] = NONE_JUDGMENTS;
+  /** Comparisons in the order decided, each once, and their sides: `sides[2i]`, `sides[2i + 1]` are comparison i's. */
   comparisons: CmpExpr[] = NONE_COMPARISONS;
+  sides: EngineValue[] = NONE_SIDES;
   /** The explanation's node for this frame, once built (explanation.ts keeps it here, not in a map keyed by frame). */
   node: unknown = undefined;
   /** The same rule's frame for the next entity id computed (a rule is usually computed for one). */
@@ -56,6 +57,13 @@ export class Frame {
     readonly entity: string,
     readonly version: number,
   ) {}
+
+  /** A judgment node's outcome (the last decided), or undefined if it was never evaluated. */
+  outcome(node: JudgmentExpr): Outcome | undefined {
+    const j = this.judgments;
+    for (let i = j.length - 2; i >= 0; i -= 2) if (j[i] === node) return j[i + 1] as Outcome;
+    return undefined;
+  }
 }
 
 export class QueryRecord implements EvaluationObserver {
@@ -115,7 +123,8 @@ export class QueryRecord implements EvaluationObserver {
     const top = this.top;
     if (top && top.figures === NONE_FIGURES) top.figures = [];
     const figures = top?.figures ?? this.topFigures;
-    if (!figures.some((f) => f.param === param && f.version === version && f.key === key)) figures.push({ param, version, key, value });
+    for (const f of figures) if (f.param === param && f.version === version && f.key === key) return;
+    figures.push({ param, version, key, value });
   }
 
   branch(node: IfExpr, entity: string, taken: number): void {
@@ -127,19 +136,19 @@ export class QueryRecord implements EvaluationObserver {
 
   compared(node: CmpExpr, entity: string, a: EngineValue, b: EngineValue): void {
     const top = this.top;
-    if (!top || entity !== top.entity || top.sides.has(node)) return;
-    if (top.sides === NONE_SIDES) {
-      top.sides = new Map();
+    if (!top || entity !== top.entity) return;
+    if (top.comparisons === NONE_COMPARISONS) {
       top.comparisons = [];
-    }
-    top.sides.set(node, [a, b]);
+      top.sides = [];
+    } else if (top.comparisons.includes(node)) return; // the first time decided is kept
     top.comparisons.push(node);
+    top.sides.push(a, b);
   }
 
   judged(node: JudgmentExpr, entity: string, outcome: Outcome): void {
     const top = this.top;
     if (!top || entity !== top.entity) return;
-    if (top.outcomes === NONE_OUTCOMES) top.outcomes = new Map();
-    top.outcomes.set(node, outcome);
+    if (top.judgments === NONE_JUDGMENTS) top.judgments = [];
+    top.judgments.push(node, outcome);
   }
 }
