@@ -1,4 +1,4 @@
-import type { CmpExpr, CmpOp, ExecParameter, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
+import type { CmpExpr, CmpOp, ExecParameter, IfExpr, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
 import { expressionText } from '../../engine/expression-text.js';
 import { HOLDS, type Outcome, outcomeJson } from '../../engine/logic.js';
 import type { EngineValue } from '../../engine/observer.js';
@@ -288,8 +288,12 @@ class ExplanationBuilder {
 
   private branches(frame: Frame): BranchTaken[] {
     const taken: BranchTaken[] = [];
-    // forEach, not for-of: no entry pair per branch (most frames have none at all)
-    frame.branches.forEach((branch, node) => taken.push({ condition: branch < node.branches.length ? expressionText(node.branches[branch].cond, this.exec) : 'else', branch }));
+    const b = frame.branches;
+    for (let i = 0; i < b.length; i += 2) {
+      const node = b[i] as IfExpr;
+      const branch = b[i + 1] as number;
+      taken.push({ condition: branch < node.branches.length ? expressionText(node.branches[branch].cond, this.exec) : 'else', branch });
+    }
     return taken;
   }
 
@@ -386,7 +390,7 @@ class Deciding {
   private zero(frame: Frame, e: ScalarExpr): void {
     if (e.k === 'rule') this.rule(e.rule, frame.entity, false);
     else if (e.k === 'if') {
-      const taken = frame.branches.get(e);
+      const taken = frame.taken(e);
       if (taken === undefined) return;
       if (taken < e.branches.length) this.judgment(frame, e.branches[taken].cond, true);
       else for (const b of e.branches) this.judgment(frame, b.cond, false);

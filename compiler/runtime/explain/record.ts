@@ -11,7 +11,7 @@ import type { EngineValue, EvaluationObserver } from '../../engine/observer.js';
 
 // Most rules decide nothing and read a few things: one shared empty container each until a frame
 // records its first (frames are made for every rule evaluated, so this keeps recording cheap).
-const NONE_BRANCHES: Map<IfExpr, number> = new Map();
+const NONE_BRANCHES: (IfExpr | number)[] = [];
 const NONE_JUDGMENTS: (JudgmentExpr | Outcome)[] = [];
 const NONE_SIDES: EngineValue[] = [];
 const NONE_FIGURES: FigureRead[] = [];
@@ -41,7 +41,8 @@ export class Frame {
   /** In the order first read; a rule read is its frame itself (no lookup when the tree is built). */
   readonly reads: Read[] = [];
   figures: FigureRead[] = NONE_FIGURES;
-  branches: Map<IfExpr, number> = NONE_BRANCHES;
+  /** Each `if` evaluated, in the order first evaluated, and the branch it took (the last time): node, branch, node, branch… */
+  branches: (IfExpr | number)[] = NONE_BRANCHES;
   /** Each judgment node's outcome, as decided: node, outcome, node, outcome… (flat arrays, not a map: a frame decides a few, and most none). */
   judgments: (JudgmentExpr | Outcome)[] = NONE_JUDGMENTS;
   /** Comparisons in the order decided, each once, and their sides: `sides[2i]`, `sides[2i + 1]` are comparison i's. */
@@ -57,6 +58,13 @@ export class Frame {
     readonly entity: string,
     readonly version: number,
   ) {}
+
+  /** The branch an `if` took, or undefined if it was never evaluated. */
+  taken(node: IfExpr): number | undefined {
+    const b = this.branches;
+    for (let i = 0; i < b.length; i += 2) if (b[i] === node) return b[i + 1] as number;
+    return undefined;
+  }
 
   /** A judgment node's outcome (the last decided), or undefined if it was never evaluated. */
   outcome(node: JudgmentExpr): Outcome | undefined {
@@ -130,8 +138,10 @@ export class QueryRecord implements EvaluationObserver {
   branch(node: IfExpr, entity: string, taken: number): void {
     const top = this.top;
     if (!top || entity !== top.entity) return;
-    if (top.branches === NONE_BRANCHES) top.branches = new Map();
-    top.branches.set(node, taken);
+    if (top.branches === NONE_BRANCHES) top.branches = [];
+    const at = top.branches.indexOf(node);
+    if (at >= 0) top.branches[at + 1] = taken;
+    else top.branches.push(node, taken);
   }
 
   compared(node: CmpExpr, entity: string, a: EngineValue, b: EngineValue): void {
