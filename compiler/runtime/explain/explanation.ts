@@ -159,8 +159,14 @@ interface ComparisonText {
   right: string;
 }
 
-/** Per package: rule texts by rule index, figure texts by parameter index then version. */
-const textsOf = new WeakMap<LoadedPackage, { rules: (RuleText | undefined)[]; figures: (FigureText[] | undefined)[] }>();
+/** An input's entity and legal id, the same for every entity id that reads it. */
+interface InputText {
+  entity: string;
+  legal_id: string | null;
+}
+
+/** Per package: rule texts by rule index, figure texts by parameter index then version, input texts by name (null: see inputText). */
+const textsOf = new WeakMap<LoadedPackage, { rules: (RuleText | undefined)[]; figures: (FigureText[] | undefined)[]; inputs: Map<string, InputText | null> }>();
 const comparisonTexts = new WeakMap<CmpExpr, ComparisonText>();
 
 /** A value the engine computed, as JSON (the evaluation's `json`: each engine writes its own form). */
@@ -193,7 +199,7 @@ class ExplanationBuilder {
   ) {
     this.exec = loaded.executable;
     let texts = textsOf.get(loaded);
-    if (!texts) textsOf.set(loaded, (texts = { rules: [], figures: [] }));
+    if (!texts) textsOf.set(loaded, (texts = { rules: [], figures: [], inputs: new Map() }));
     this.texts = texts;
   }
 
@@ -223,6 +229,24 @@ class ExplanationBuilder {
       this.texts.figures[param] = byVersion = p.versions.map((v) => ({ name: p.name, legal_id: p.id, indexed: Boolean(p.indexedBy), in_force: inForce(v), citation }));
     }
     return byVersion[version];
+  }
+
+  /**
+   * An input's entity and legal id when no entity id can change them: its name is an input of one
+   * entity of the package (every id reads it as that entity's: PreparedHousehold.entityOf finds it
+   * among the id's entities, or falls back to it) or of none (the main entity's); null when several
+   * entities have an input of that name, and which one is the id's to say.
+   */
+  private inputText(slot: string): InputText | null {
+    let text = this.texts.inputs.get(slot);
+    if (text === undefined) {
+      const { pkg } = this.loaded;
+      const owners = pkg.entities.filter((e) => e.inputs.some((i) => i.name === slot));
+      const entity = owners.length === 0 ? pkg.main_entity : owners.length === 1 ? owners[0].entity : undefined;
+      text = entity === undefined ? null : { entity, legal_id: this.loaded.resolveInput(entity, slot)?.legal_id ?? null };
+      this.texts.inputs.set(slot, text);
+    }
+    return text;
   }
 
   private comparisonText(node: CmpExpr): ComparisonText {
@@ -277,11 +301,15 @@ class ExplanationBuilder {
       formula: text.formulas[frame.version],
       in_force: text.inForce[frame.version],
       citation,
-      figures: frame.figures.map((f) => this.figure(f)),
+      figures: [],
       branches: this.branches(frame),
-      comparisons: frame.comparisons.map((c, i) => this.comparison(frame, c, i)),
-      children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read) : this.inputNode(read.slot, read.entity, citation))),
+      comparisons: [],
+      children: [],
     };
+    // loops, not map(): no closure per node (explanations build many)
+    for (const f of frame.figures) node.figures.push(this.figure(f));
+    for (let i = 0; i < frame.comparisons.length; i++) node.comparisons.push(this.comparison(frame, frame.comparisons[i], i));
+    for (const read of frame.reads) node.children.push(read.kind === 'rule' ? this.ruleNode(read) : this.inputNode(read.slot, read.entity, citation));
     frame.node = node;
     return node;
   }
@@ -301,9 +329,10 @@ class ExplanationBuilder {
   inputNode(slot: string, entity: string, citation: string[]): InputNode {
     const { prepared } = this;
     const origin = prepared.origin(slot, entity);
-    const label = prepared.entityOf(slot, entity);
+    const known = this.inputText(slot);
+    const label = known ? known.entity : prepared.entityOf(slot, entity);
+    const legal_id = known ? known.legal_id : (this.loaded.resolveInput(label, slot)?.legal_id ?? null);
     const raw = prepared.dataset.inputRaw(slot, entity, prepared.period);
-    const legal_id = this.loaded.resolveInput(label, slot)?.legal_id ?? null;
     // a number the household gave is its own JSON (toJson of its Decimal gives it back; not -0)
     const value = raw === undefined ? null : typeof raw === 'number' ? raw + 0 : toJson(raw);
     if (origin.given) return { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'given', field: origin.field, citation };
@@ -402,16 +431,15 @@ class Deciding {
   private judgment(frame: Frame, e: JudgmentExpr, wanted: boolean): void {
     const outcome = frame.outcome(e);
     if (outcome === undefined) return; // never evaluated (short-circuited)
-    const matches = (o: Outcome | undefined) => (wanted ? o === HOLDS : o !== undefined && o !== HOLDS);
     switch (e.k) {
       case 'cmp':
-        if (matches(outcome)) this.comparisonTest(frame, e);
+        if (matches(outcome, wanted)) this.comparisonTest(frame, e);
         return;
       case 'jrule':
         this.rule(e.rule, frame.entity, wanted); // a rule's own judgments are read on its entity (onCurrent only differs in relation predicates)
         return;
       case 'jinput':
-        if (matches(outcome)) this.inputTest(frame, e.slot);
+        if (matches(outcome, wanted)) this.inputTest(frame, e.slot);
         return;
       case 'not':
         this.judgment(frame, e.a, !wanted);
@@ -420,15 +448,19 @@ class Deciding {
       case 'or': {
         // a conjunction fails by each operand that failed, holds by both; a disjunction the other way round
         const decidedByEach = (e.k === 'and') !== wanted;
-        for (const operand of [e.a, e.b]) {
-          const o = frame.outcome(operand);
-          if (decidedByEach ? matches(o) : o !== undefined) this.judgment(frame, operand, wanted);
-        }
+        this.operand(frame, e.a, wanted, decidedByEach);
+        this.operand(frame, e.b, wanted, decidedByEach);
         return;
       }
       default:
         return;
     }
+  }
+
+  /** An operand of a connective: walked if it alone decided (`decidedByEach`) and came out `wanted`, or if both did and it was evaluated. */
+  private operand(frame: Frame, operand: JudgmentExpr, wanted: boolean, decidedByEach: boolean): void {
+    const o = frame.outcome(operand);
+    if (decidedByEach ? matches(o, wanted) : o !== undefined) this.judgment(frame, operand, wanted);
   }
 
   /** A deciding test of `frame`'s rule (an object literal, not a spread: explanations make many). */
@@ -469,6 +501,9 @@ class Deciding {
     return this.test(frame, slot, value === true, (name, cited) => `${slot} is ${formatted(value)} (${status}) in ${name}${cited}`, { input: { name: slot, value, status } });
   }
 }
+
+/** Whether an outcome is the one wanted (true: held; false: did not hold, undetermined included). */
+const matches = (o: Outcome | undefined, wanted: boolean): boolean => (wanted ? o === HOLDS : o !== undefined && o !== HOLDS);
 
 const formatted = (v: unknown): string => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
 
