@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { calculate } from '../../../../compiler/runtime/calculate.js';
+import { prepareHousehold } from '../../../../compiler/runtime/household.js';
 import type { ExplanationNode, RuleNode } from '../../../../compiler/runtime/explain/explanation.js';
 import { generateHouseholds } from '../../../../bench/households.mjs';
 import { builtPackage, loaded, PACKAGE_IDS } from '../../bundled.js';
@@ -66,6 +68,31 @@ describe('the tree', () => {
     expect(earned).toMatchObject({ status: 'given', value: 1200, field: 'household.facts.earned_income' });
     const shelter = all.find((n) => n.kind === 'input' && n.name === 'snap_shelter_costs');
     expect(shelter).toMatchObject({ status: 'assumed', value: 0, reason: 'not_given' });
+  });
+
+  test('an input node names the entity and legal id the household gives it (the per-package shortcut against PreparedHousehold.entityOf and resolveInput)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...PACKAGE_IDS), fc.integer({ min: 1, max: 1_000_000 }), (id, seed) => {
+        const pkg = loaded(id);
+        for (const household of generateHouseholds(pkg.pkg, 3, seed)) {
+          let result;
+          try {
+            result = calculate(pkg, { household, variables: pkg.pkg.outputs.map((o) => o.name) }, { explain: true });
+          } catch {
+            continue; // a generated household the package refuses (tested elsewhere)
+          }
+          const prepared = prepareHousehold(pkg, household);
+          for (const output of result.explanation!.outputs) {
+            for (const node of nodes(output.node)) {
+              if (node.kind !== 'input') continue;
+              const entity = prepared.entityOf(node.name, node.entity_id);
+              expect({ input: node.name, entity: node.entity, legal_id: node.legal_id }).toEqual({ input: node.name, entity, legal_id: pkg.resolveInput(entity, node.name)?.legal_id ?? null });
+            }
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
