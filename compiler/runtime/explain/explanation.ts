@@ -182,6 +182,9 @@ const RELATION: Record<CmpOp, [holds: string, fails: string]> = {
   '!=': ['differs from', 'equals'],
 };
 
+/** Whether an output's value has `deciding`: false, zero or undetermined. */
+const decided = (value: unknown): boolean => value === false || value === 0 || value === null;
+
 export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, prepared: PreparedHousehold, targets: ExplainTarget[], json: EngineJson): Explanation {
   return new ExplanationBuilder(loaded, record, prepared, json).build(targets);
 }
@@ -260,20 +263,19 @@ class ExplanationBuilder {
     for (const target of targets) {
       if (target.kind === 'param') {
         const node = this.parameterNode(target.index, target.key);
-        outputs.push({ output: target.output, entity: this.loaded.pkg.main_entity, entity_id: this.prepared.mainId, value: node.value, node, ...this.decidingFor(node.value, () => []) });
+        const output: ExplainedOutput = { output: target.output, entity: this.loaded.pkg.main_entity, entity_id: this.prepared.mainId, value: node.value, node };
+        if (decided(node.value)) output.deciding = [];
+        outputs.push(output);
         continue;
       }
       for (const id of target.ids) {
         const node = this.ruleNode(this.frame(target.index, id));
-        outputs.push({ output: target.output, entity: node.entity, entity_id: id, value: node.value, node, ...this.decidingFor(node.value, () => new Deciding(this, this.record).forRule(target.index, id)) });
+        const output: ExplainedOutput = { output: target.output, entity: node.entity, entity_id: id, value: node.value, node };
+        if (decided(node.value)) output.deciding = new Deciding(this, this.record).forRule(target.index, id);
+        outputs.push(output);
       }
     }
     return { explanation_version: EXPLANATION_VERSION, period: this.prepared.periodLabel, outputs };
-  }
-
-  /** `deciding` for a value that is false, zero or undetermined; nothing for any other. */
-  private decidingFor(value: unknown, find: () => DecidingTest[]): { deciding?: DecidingTest[] } {
-    return value === false || value === 0 || value === null ? { deciding: find() } : {};
   }
 
   frame(rule: number, entity: string): Frame {
