@@ -190,7 +190,8 @@ export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, pre
 }
 
 class ExplanationBuilder {
-  private readonly tests = new Map<Frame, Map<CmpExpr | string, DecidingTest>>();
+  /** Deciding tests made: frame, test, the DecidingTest, frame, test… (a household's outputs have a few; a flat list, no maps). */
+  private readonly tests: (Frame | CmpExpr | string | DecidingTest)[] = [];
   readonly exec;
   private readonly texts;
 
@@ -303,15 +304,12 @@ class ExplanationBuilder {
       formula: text.formulas[frame.version],
       in_force: text.inForce[frame.version],
       citation,
-      figures: [],
+      // map() sizes each array once; an empty one needs no closure
+      figures: frame.figures.length ? frame.figures.map((f) => this.figure(f)) : [],
       branches: this.branches(frame),
-      comparisons: [],
-      children: [],
+      comparisons: frame.comparisons.length ? frame.comparisons.map((c, i) => this.comparison(frame, c, i)) : [],
+      children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read) : this.inputNode(read.slot, read.entity, citation))),
     };
-    // loops, not map(): no closure per node (explanations build many)
-    for (const f of frame.figures) node.figures.push(this.figure(f));
-    for (let i = 0; i < frame.comparisons.length; i++) node.comparisons.push(this.comparison(frame, frame.comparisons[i], i));
-    for (const read of frame.reads) node.children.push(read.kind === 'rule' ? this.ruleNode(read) : this.inputNode(read.slot, read.entity, citation));
     frame.node = node;
     return node;
   }
@@ -361,10 +359,10 @@ class ExplanationBuilder {
 
   /** A deciding test, made once per rule frame and test: several outputs are often decided by the same tests. */
   decidingTest(frame: Frame, test: CmpExpr | string, make: () => DecidingTest): DecidingTest {
-    let byTest = this.tests.get(frame);
-    if (!byTest) this.tests.set(frame, (byTest = new Map()));
-    let made = byTest.get(test);
-    if (!made) byTest.set(test, (made = make()));
+    const tests = this.tests;
+    for (let i = 0; i < tests.length; i += 3) if (tests[i] === frame && tests[i + 1] === test) return tests[i + 2] as DecidingTest;
+    const made = make();
+    tests.push(frame, test, made);
     return made;
   }
 
@@ -392,9 +390,9 @@ class ExplanationBuilder {
  */
 class Deciding {
   private readonly tests: DecidingTest[] = [];
-  /** Frames walked for why they held, and for why they failed. */
-  private readonly held = new Set<Frame>();
-  private readonly failed = new Set<Frame>();
+  /** Frames walked for why they held, and for why they failed (a few each: lists, not sets). */
+  private readonly held: Frame[] = [];
+  private readonly failed: Frame[] = [];
 
   constructor(
     private readonly builder: ExplanationBuilder,
@@ -410,8 +408,8 @@ class Deciding {
   private rule(index: number, entity: string, wanted: boolean): void {
     const frame = this.record.frame(index, entity);
     const visited = wanted ? this.held : this.failed;
-    if (!frame || visited.has(frame)) return;
-    visited.add(frame);
+    if (!frame || visited.includes(frame)) return;
+    visited.push(frame);
     const expr = this.builder.exec.rules[index].versions[frame.version].expr;
     if (this.builder.exec.rules[index].judgment) this.judgment(frame, expr as JudgmentExpr, wanted);
     else if (!wanted) this.zero(frame, expr as ScalarExpr);
