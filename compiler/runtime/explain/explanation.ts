@@ -332,7 +332,8 @@ class ExplanationBuilder {
     const known = this.inputText(slot);
     const label = known ? known.entity : prepared.entityOf(slot, entity);
     const legal_id = known ? known.legal_id : (this.loaded.resolveInput(label, slot)?.legal_id ?? null);
-    const raw = prepared.dataset.inputRaw(slot, entity, prepared.period);
+    // a given input's value is in its origin; a default is the dataset's
+    const raw = origin.given ? origin.value : prepared.dataset.inputRaw(slot, entity, prepared.period);
     // a number the household gave is its own JSON (toJson of its Decimal gives it back; not -0)
     const value = raw === undefined ? null : typeof raw === 'number' ? raw + 0 : toJson(raw);
     if (origin.given) return { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'given', field: origin.field, citation };
@@ -508,4 +509,8 @@ const matches = (o: Outcome | undefined, wanted: boolean): boolean => (wanted ? 
 const formatted = (v: unknown): string => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
 
 /** `snap_gross_income (5200)`; a literal side is its value alone. */
-const sideText = ({ expression, value }: Side): string => (expression === formatted(value) || expression === String(value) ? expression : `${expression} (${formatted(value)})`);
+const sideText = ({ expression, value }: Side): string => {
+  const text = formatted(value); // once: writing a number is not free, and a deciding test writes both sides
+  // a number or boolean is its String() already
+  return expression === text || (typeof value !== 'number' && typeof value !== 'boolean' && expression === String(value)) ? expression : `${expression} (${text})`;
+};

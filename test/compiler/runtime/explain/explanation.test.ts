@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { calculate } from '../../../../compiler/runtime/calculate.js';
 import { prepareHousehold } from '../../../../compiler/runtime/household.js';
+import { toJson } from '../../../../compiler/values.js';
 import type { ExplanationNode, RuleNode } from '../../../../compiler/runtime/explain/explanation.js';
 import { generateHouseholds } from '../../../../bench/households.mjs';
 import { builtPackage, loaded, PACKAGE_IDS } from '../../bundled.js';
@@ -70,7 +71,7 @@ describe('the tree', () => {
     expect(shelter).toMatchObject({ status: 'assumed', value: 0, reason: 'not_given' });
   });
 
-  test('an input node names the entity and legal id the household gives it (the per-package shortcut against PreparedHousehold.entityOf and resolveInput)', () => {
+  test('an input node names the entity, legal id and value the household gives it (the shortcuts against PreparedHousehold.entityOf, resolveInput and the dataset)', () => {
     fc.assert(
       fc.property(fc.constantFrom(...PACKAGE_IDS), fc.integer({ min: 1, max: 1_000_000 }), (id, seed) => {
         const pkg = loaded(id);
@@ -86,7 +87,9 @@ describe('the tree', () => {
             for (const node of nodes(output.node)) {
               if (node.kind !== 'input') continue;
               const entity = prepared.entityOf(node.name, node.entity_id);
-              expect({ input: node.name, entity: node.entity, legal_id: node.legal_id }).toEqual({ input: node.name, entity, legal_id: pkg.resolveInput(entity, node.name)?.legal_id ?? null });
+              const raw = prepared.dataset.inputRaw(node.name, node.entity_id, prepared.period);
+              const value = raw === undefined ? null : typeof raw === 'number' ? raw + 0 : toJson(raw);
+              expect({ input: node.name, entity: node.entity, legal_id: node.legal_id, value: node.value }).toEqual({ input: node.name, entity, legal_id: pkg.resolveInput(entity, node.name)?.legal_id ?? null, value });
             }
           }
         }
