@@ -54,8 +54,9 @@ const MAX_MAGNITUDE_NUMBER = MAX_MAGNITUDE.toNumber();
  */
 export const MAX_HOUSEHOLD_PEOPLE = 100;
 
-/** Where an input's value for one entity id came from: the household, or the package default. */
-export type InputOrigin = { given: true; field: string } | { given: false; reason: 'not_given' | 'null'; field?: string };
+/** Where an input's value for one entity id came from: the household (with the value, as the
+ *  dataset reads it for the household's period), or the package default. */
+export type InputOrigin = { given: true; field: string; value: GivenRaw } | { given: false; reason: 'not_given' | 'null'; field?: string };
 
 /** Why the period was assumed: none given, or one that is not a YYYY-MM month. */
 export type PeriodAssumption = { reason: 'not_given' } | { reason: 'invalid'; given: unknown };
@@ -465,8 +466,8 @@ class HouseholdReader {
       mainId,
       warnings: this.warnings,
       origin(slot, entityId) {
-        const field = fieldOf(slot, entityId);
-        if (field !== undefined) return { given: true, field };
+        const value = given.get(entityId)?.get(slot);
+        if (value) return { given: true, field: fieldOfGiven(value), value: value.value };
         const nullField = nulls.get(entityId)?.get(slot);
         return nullField === undefined ? NOT_GIVEN : { given: false, reason: 'null', field: nullField };
       },

@@ -1,4 +1,4 @@
-import type { CmpExpr, CmpOp, ExecParameter, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
+import type { CmpExpr, CmpOp, ExecParameter, IfExpr, JudgmentExpr, ScalarExpr } from '../../3-lower/ir.js';
 import { expressionText } from '../../engine/expression-text.js';
 import { HOLDS, type Outcome, outcomeJson } from '../../engine/logic.js';
 import type { EngineValue } from '../../engine/observer.js';
@@ -131,6 +131,44 @@ function inForce(version: { from: number | null; to: number | null }): InForce {
   if (!dates) inForceOf.set(version, (dates = { from: day(version.from), to: day(version.to) }));
   return dates;
 }
+/** What a rule's node says whatever the household, written once per package (a package does not change). */
+interface RuleText {
+  name: string;
+  legal_id: string;
+  entity: string;
+  judgment: boolean;
+  citation: string[];
+  /** By version: the formula, and the dates it is in force. */
+  formulas: string[];
+  inForce: InForce[];
+}
+
+/** What a figure's entry says whatever the household, per version of its parameter. */
+interface FigureText {
+  name: string;
+  legal_id: string;
+  indexed: boolean;
+  in_force: InForce;
+  citation: string[];
+}
+
+/** A comparison's test and sides as the formula writes them. */
+interface ComparisonText {
+  test: string;
+  left: string;
+  right: string;
+}
+
+/** An input's entity and legal id, the same for every entity id that reads it. */
+interface InputText {
+  entity: string;
+  legal_id: string | null;
+}
+
+/** Per package: rule texts by rule index, figure texts by parameter index then version, input texts by name (null: see inputText). */
+const textsOf = new WeakMap<LoadedPackage, { rules: (RuleText | undefined)[]; figures: (FigureText[] | undefined)[]; inputs: Map<string, InputText | null> }>();
+const comparisonTexts = new WeakMap<CmpExpr, ComparisonText>();
+
 /** A value the engine computed, as JSON (the evaluation's `json`: each engine writes its own form). */
 export type EngineJson = (value: EngineValue | Outcome, judgment: boolean) => unknown;
 
@@ -144,15 +182,18 @@ const RELATION: Record<CmpOp, [holds: string, fails: string]> = {
   '!=': ['differs from', 'equals'],
 };
 
+/** Whether an output's value has `deciding`: false, zero or undetermined. */
+const decided = (value: unknown): boolean => value === false || value === 0 || value === null;
+
 export function buildExplanation(loaded: LoadedPackage, record: QueryRecord, prepared: PreparedHousehold, targets: ExplainTarget[], json: EngineJson): Explanation {
   return new ExplanationBuilder(loaded, record, prepared, json).build(targets);
 }
 
 class ExplanationBuilder {
-  private readonly tests = new Map<Frame, Map<CmpExpr | string, DecidingTest>>();
-  /** What each input read is, by entity id then input. */
-  private readonly inputs = new Map<string, Map<string, Omit<InputNode, 'kind' | 'entity_id' | 'citation'>>>();
+  /** Deciding tests made: frame, test, the DecidingTest, frame, test… (a household's outputs have a few; a flat list, no maps). */
+  private readonly tests: (Frame | CmpExpr | string | DecidingTest)[] = [];
   readonly exec;
+  private readonly texts;
 
   constructor(
     private readonly loaded: LoadedPackage,
@@ -161,6 +202,61 @@ class ExplanationBuilder {
     private readonly json: EngineJson,
   ) {
     this.exec = loaded.executable;
+    let texts = textsOf.get(loaded);
+    if (!texts) textsOf.set(loaded, (texts = { rules: [], figures: [], inputs: new Map() }));
+    this.texts = texts;
+  }
+
+  /** A rule's texts, written at its first explanation. */
+  private ruleText(index: number): RuleText {
+    let text = this.texts.rules[index];
+    if (!text) {
+      const rule = this.exec.rules[index];
+      this.texts.rules[index] = text = {
+        name: rule.name,
+        legal_id: rule.id,
+        entity: rule.entity,
+        judgment: rule.judgment,
+        citation: this.citation(index),
+        formulas: rule.versions.map((v) => expressionText(v.expr, this.exec)),
+        inForce: rule.versions.map((v) => (rule.alwaysApplies ? ALWAYS : inForce(v))),
+      };
+    }
+    return text;
+  }
+
+  private figureText(param: number, version: number): FigureText {
+    let byVersion = this.texts.figures[param];
+    if (!byVersion) {
+      const p: ExecParameter = this.exec.parameters[param];
+      const citation = this.parameterCitation(param);
+      this.texts.figures[param] = byVersion = p.versions.map((v) => ({ name: p.name, legal_id: p.id, indexed: Boolean(p.indexedBy), in_force: inForce(v), citation }));
+    }
+    return byVersion[version];
+  }
+
+  /**
+   * An input's entity and legal id when no entity id can change them: its name is an input of one
+   * entity of the package (every id reads it as that entity's: PreparedHousehold.entityOf finds it
+   * among the id's entities, or falls back to it) or of none (the main entity's); null when several
+   * entities have an input of that name, and which one is the id's to say.
+   */
+  private inputText(slot: string): InputText | null {
+    let text = this.texts.inputs.get(slot);
+    if (text === undefined) {
+      const { pkg } = this.loaded;
+      const owners = pkg.entities.filter((e) => e.inputs.some((i) => i.name === slot));
+      const entity = owners.length === 0 ? pkg.main_entity : owners.length === 1 ? owners[0].entity : undefined;
+      text = entity === undefined ? null : { entity, legal_id: this.loaded.resolveInput(entity, slot)?.legal_id ?? null };
+      this.texts.inputs.set(slot, text);
+    }
+    return text;
+  }
+
+  private comparisonText(node: CmpExpr): ComparisonText {
+    let text = comparisonTexts.get(node);
+    if (!text) comparisonTexts.set(node, (text = { test: expressionText(node, this.exec), left: expressionText(node.a, this.exec), right: expressionText(node.b, this.exec) }));
+    return text;
   }
 
   build(targets: ExplainTarget[]): Explanation {
@@ -168,20 +264,19 @@ class ExplanationBuilder {
     for (const target of targets) {
       if (target.kind === 'param') {
         const node = this.parameterNode(target.index, target.key);
-        outputs.push({ output: target.output, entity: this.loaded.pkg.main_entity, entity_id: this.prepared.mainId, value: node.value, node, ...this.decidingFor(node.value, () => []) });
+        const output: ExplainedOutput = { output: target.output, entity: this.loaded.pkg.main_entity, entity_id: this.prepared.mainId, value: node.value, node };
+        if (decided(node.value)) output.deciding = [];
+        outputs.push(output);
         continue;
       }
       for (const id of target.ids) {
-        const node = this.ruleNode(target.index, id);
-        outputs.push({ output: target.output, entity: node.entity, entity_id: id, value: node.value, node, ...this.decidingFor(node.value, () => new Deciding(this, this.record).forRule(target.index, id)) });
+        const node = this.ruleNode(this.frame(target.index, id));
+        const output: ExplainedOutput = { output: target.output, entity: node.entity, entity_id: id, value: node.value, node };
+        if (decided(node.value)) output.deciding = new Deciding(this, this.record).forRule(target.index, id);
+        outputs.push(output);
       }
     }
     return { explanation_version: EXPLANATION_VERSION, period: this.prepared.periodLabel, outputs };
-  }
-
-  /** `deciding` for a value that is false, zero or undetermined; nothing for any other. */
-  private decidingFor(value: unknown, find: () => DecidingTest[]): { deciding?: DecidingTest[] } {
-    return value === false || value === 0 || value === null ? { deciding: find() } : {};
   }
 
   frame(rule: number, entity: string): Frame {
@@ -195,26 +290,25 @@ class ExplanationBuilder {
   }
 
   /** A rule's node, built once per (rule, entity id): an output that several rules read appears under each, the same. */
-  ruleNode(index: number, entity: string): RuleNode {
-    const frame = this.frame(index, entity);
+  ruleNode(frame: Frame): RuleNode {
     if (frame.node) return frame.node as RuleNode;
-    const rule = this.exec.rules[index];
-    const version = rule.versions[frame.version];
-    const citation = this.citation(index);
+    const text = this.ruleText(frame.rule);
+    const citation = text.citation;
     const node: RuleNode = {
       kind: 'rule',
-      name: rule.name,
-      legal_id: rule.id,
-      entity: rule.entity,
-      entity_id: entity,
-      value: this.json(frame.result!, rule.judgment),
-      formula: expressionText(version.expr, this.exec),
-      in_force: rule.alwaysApplies ? ALWAYS : inForce(version),
+      name: text.name,
+      legal_id: text.legal_id,
+      entity: text.entity,
+      entity_id: frame.entity,
+      value: this.json(frame.result!, text.judgment),
+      formula: text.formulas[frame.version],
+      in_force: text.inForce[frame.version],
       citation,
-      figures: frame.figures.map((f) => this.figure(f)),
+      // map() sizes each array once; an empty one needs no closure
+      figures: frame.figures.length ? frame.figures.map((f) => this.figure(f)) : [],
       branches: this.branches(frame),
-      comparisons: frame.comparisons.map((c) => this.comparison(frame, c)),
-      children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read.rule, read.entity) : this.inputNode(read.slot, read.entity, citation))),
+      comparisons: frame.comparisons.length ? frame.comparisons.map((c, i) => this.comparison(frame, c, i)) : [],
+      children: frame.reads.map((read) => (read.kind === 'rule' ? this.ruleNode(read) : this.inputNode(read.slot, read.entity, citation))),
     };
     frame.node = node;
     return node;
@@ -222,30 +316,29 @@ class ExplanationBuilder {
 
   private branches(frame: Frame): BranchTaken[] {
     const taken: BranchTaken[] = [];
-    // forEach, not for-of: no entry pair per branch (most frames have none at all)
-    frame.branches.forEach((branch, node) => taken.push({ condition: branch < node.branches.length ? expressionText(node.branches[branch].cond, this.exec) : 'else', branch }));
+    const b = frame.branches;
+    for (let i = 0; i < b.length; i += 2) {
+      const node = b[i] as IfExpr;
+      const branch = b[i + 1] as number;
+      taken.push({ condition: branch < node.branches.length ? expressionText(node.branches[branch].cond, this.exec) : 'else', branch });
+    }
     return taken;
   }
 
-  /** An input's node under a rule that reads it: what the input is, found once per (input, entity id), with that rule's citation. */
+  /** An input's node under a rule that reads it, with that rule's citation (a household's (input, entity id) pairs are nearly all read by one rule each, so nothing is kept between nodes). */
   inputNode(slot: string, entity: string, citation: string[]): InputNode {
-    let bySlot = this.inputs.get(entity);
-    if (!bySlot) this.inputs.set(entity, (bySlot = new Map()));
-    let read = bySlot.get(slot);
-    if (!read) bySlot.set(slot, (read = this.inputRead(slot, entity)));
-    const { name, legal_id, entity: label, value, status, field, reason } = read;
-    if (status === 'given') return { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, field, citation };
-    return field === undefined ? { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, reason, citation } : { kind: 'input', name, legal_id, entity: label, entity_id: entity, value, status, reason, field, citation };
-  }
-
-  private inputRead(slot: string, entity: string): Omit<InputNode, 'kind' | 'entity_id' | 'citation'> {
-    const origin = this.prepared.origin(slot, entity);
-    const label = this.prepared.entityOf(slot, entity);
-    const value = this.prepared.dataset.inputRaw(slot, entity, this.prepared.period);
-    const legal_id = this.loaded.resolveInput(label, slot)?.legal_id ?? null;
+    const { prepared } = this;
+    const origin = prepared.origin(slot, entity);
+    const known = this.inputText(slot);
+    const label = known ? known.entity : prepared.entityOf(slot, entity);
+    const legal_id = known ? known.legal_id : (this.loaded.resolveInput(label, slot)?.legal_id ?? null);
+    // a given input's value is in its origin; a default is the dataset's
+    const raw = origin.given ? origin.value : prepared.dataset.inputRaw(slot, entity, prepared.period);
     // a number the household gave is its own JSON (toJson of its Decimal gives it back; not -0)
-    const json = value === undefined ? null : typeof value === 'number' ? value + 0 : toJson(value);
-    return origin.given ? { name: slot, legal_id, entity: label, value: json, status: 'given', field: origin.field } : { name: slot, legal_id, entity: label, value: json, status: 'assumed', reason: origin.reason, field: origin.field };
+    const value = raw === undefined ? null : typeof raw === 'number' ? raw + 0 : toJson(raw);
+    if (origin.given) return { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'given', field: origin.field, citation };
+    const { reason, field } = origin;
+    return field === undefined ? { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'assumed', reason, citation } : { kind: 'input', name: slot, legal_id, entity: label, entity_id: entity, value, status: 'assumed', reason, field, citation };
   }
 
   private parameterCitation(param: number): string[] {
@@ -253,9 +346,8 @@ class ExplanationBuilder {
   }
 
   figure({ param, version, key, value }: FigureRead): Figure {
-    const p: ExecParameter = this.exec.parameters[param];
-    const v = p.versions[version];
-    return { name: p.name, legal_id: p.id, key: p.indexedBy ? key : null, value: this.json(value, false), in_force: inForce(v), citation: this.parameterCitation(param) };
+    const text = this.figureText(param, version);
+    return { name: text.name, legal_id: text.legal_id, key: text.indexed ? key : null, value: this.json(value, false), in_force: text.in_force, citation: text.citation };
   }
 
   private parameterNode(index: number, key: number): ParameterNode {
@@ -268,21 +360,24 @@ class ExplanationBuilder {
 
   /** A deciding test, made once per rule frame and test: several outputs are often decided by the same tests. */
   decidingTest(frame: Frame, test: CmpExpr | string, make: () => DecidingTest): DecidingTest {
-    let byTest = this.tests.get(frame);
-    if (!byTest) this.tests.set(frame, (byTest = new Map()));
-    let made = byTest.get(test);
-    if (!made) byTest.set(test, (made = make()));
+    const tests = this.tests;
+    for (let i = 0; i < tests.length; i += 3) if (tests[i] === frame && tests[i + 1] === test) return tests[i + 2] as DecidingTest;
+    const made = make();
+    tests.push(frame, test, made);
     return made;
   }
 
-  comparison(frame: Frame, node: CmpExpr): Comparison {
-    const [a, b] = frame.sides.get(node)!;
-    const outcome = frame.outcomes.get(node);
+  /** Comparison `i` of `frame` (`node`). */
+  comparison(frame: Frame, node: CmpExpr, i: number): Comparison {
+    const a = frame.sides[2 * i];
+    const b = frame.sides[2 * i + 1];
+    const outcome = frame.outcome(node);
+    const text = this.comparisonText(node);
     return {
-      test: expressionText(node, this.exec),
-      left: { expression: expressionText(node.a, this.exec), value: this.json(a, false) },
+      test: text.test,
+      left: { expression: text.left, value: this.json(a, false) },
       op: node.op,
-      right: { expression: expressionText(node.b, this.exec), value: this.json(b, false) },
+      right: { expression: text.right, value: this.json(b, false) },
       holds: outcome === undefined ? null : outcomeJson(outcome),
     };
   }
@@ -296,9 +391,9 @@ class ExplanationBuilder {
  */
 class Deciding {
   private readonly tests: DecidingTest[] = [];
-  /** Frames walked for why they held, and for why they failed. */
-  private readonly held = new Set<Frame>();
-  private readonly failed = new Set<Frame>();
+  /** Frames walked for why they held, and for why they failed (a few each: lists, not sets). */
+  private readonly held: Frame[] = [];
+  private readonly failed: Frame[] = [];
 
   constructor(
     private readonly builder: ExplanationBuilder,
@@ -314,8 +409,8 @@ class Deciding {
   private rule(index: number, entity: string, wanted: boolean): void {
     const frame = this.record.frame(index, entity);
     const visited = wanted ? this.held : this.failed;
-    if (!frame || visited.has(frame)) return;
-    visited.add(frame);
+    if (!frame || visited.includes(frame)) return;
+    visited.push(frame);
     const expr = this.builder.exec.rules[index].versions[frame.version].expr;
     if (this.builder.exec.rules[index].judgment) this.judgment(frame, expr as JudgmentExpr, wanted);
     else if (!wanted) this.zero(frame, expr as ScalarExpr);
@@ -325,7 +420,7 @@ class Deciding {
   private zero(frame: Frame, e: ScalarExpr): void {
     if (e.k === 'rule') this.rule(e.rule, frame.entity, false);
     else if (e.k === 'if') {
-      const taken = frame.branches.get(e);
+      const taken = frame.taken(e);
       if (taken === undefined) return;
       if (taken < e.branches.length) this.judgment(frame, e.branches[taken].cond, true);
       else for (const b of e.branches) this.judgment(frame, b.cond, false);
@@ -335,18 +430,17 @@ class Deciding {
 
   /** Why a judgment node of `frame` came out `wanted` (true: held; false: did not hold). */
   private judgment(frame: Frame, e: JudgmentExpr, wanted: boolean): void {
-    const outcome = frame.outcomes.get(e);
+    const outcome = frame.outcome(e);
     if (outcome === undefined) return; // never evaluated (short-circuited)
-    const matches = (o: Outcome | undefined) => (wanted ? o === HOLDS : o !== undefined && o !== HOLDS);
     switch (e.k) {
       case 'cmp':
-        if (matches(outcome)) this.comparisonTest(frame, e);
+        if (matches(outcome, wanted)) this.comparisonTest(frame, e);
         return;
       case 'jrule':
         this.rule(e.rule, frame.entity, wanted); // a rule's own judgments are read on its entity (onCurrent only differs in relation predicates)
         return;
       case 'jinput':
-        if (matches(outcome)) this.inputTest(frame, e.slot);
+        if (matches(outcome, wanted)) this.inputTest(frame, e.slot);
         return;
       case 'not':
         this.judgment(frame, e.a, !wanted);
@@ -355,15 +449,19 @@ class Deciding {
       case 'or': {
         // a conjunction fails by each operand that failed, holds by both; a disjunction the other way round
         const decidedByEach = (e.k === 'and') !== wanted;
-        for (const operand of [e.a, e.b]) {
-          const o = frame.outcomes.get(operand);
-          if (decidedByEach ? matches(o) : o !== undefined) this.judgment(frame, operand, wanted);
-        }
+        this.operand(frame, e.a, wanted, decidedByEach);
+        this.operand(frame, e.b, wanted, decidedByEach);
         return;
       }
       default:
         return;
     }
+  }
+
+  /** An operand of a connective: walked if it alone decided (`decidedByEach`) and came out `wanted`, or if both did and it was evaluated. */
+  private operand(frame: Frame, operand: JudgmentExpr, wanted: boolean, decidedByEach: boolean): void {
+    const o = frame.outcome(operand);
+    if (decidedByEach ? matches(o, wanted) : o !== undefined) this.judgment(frame, operand, wanted);
   }
 
   /** A deciding test of `frame`'s rule (an object literal, not a spread: explanations make many). */
@@ -384,14 +482,14 @@ class Deciding {
 
   private comparisonTestOf(frame: Frame, e: CmpExpr): DecidingTest {
     // the rule's node (built already) holds this comparison
-    const comparison = this.builder.ruleNode(frame.rule, frame.entity).comparisons[frame.comparisons.indexOf(e)];
+    const comparison = this.builder.ruleNode(frame).comparisons[frame.comparisons.indexOf(e)];
     const words = RELATION[e.op][comparison.holds ? 0 : 1];
     const text = (name: string, cited: string) => `${sideText(comparison.left)} ${words} ${sideText(comparison.right)}: \`${comparison.test}\` ${comparison.holds ? 'holds' : 'does not hold'} in ${name}${cited}`;
     return this.test(frame, comparison.test, comparison.holds, text, { comparison });
   }
 
   private inputTestOf(frame: Frame, slot: string): DecidingTest {
-    const children = this.builder.ruleNode(frame.rule, frame.entity).children;
+    const children = this.builder.ruleNode(frame).children;
     let input: InputNode | undefined;
     for (const c of children) {
       if (c.kind === 'input' && c.name === slot && c.entity_id === frame.entity) {
@@ -405,7 +503,14 @@ class Deciding {
   }
 }
 
+/** Whether an outcome is the one wanted (true: held; false: did not hold, undetermined included). */
+const matches = (o: Outcome | undefined, wanted: boolean): boolean => (wanted ? o === HOLDS : o !== undefined && o !== HOLDS);
+
 const formatted = (v: unknown): string => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
 
 /** `snap_gross_income (5200)`; a literal side is its value alone. */
-const sideText = ({ expression, value }: Side): string => (expression === formatted(value) || expression === String(value) ? expression : `${expression} (${formatted(value)})`);
+const sideText = ({ expression, value }: Side): string => {
+  const text = formatted(value); // once: writing a number is not free, and a deciding test writes both sides
+  // a number or boolean is its String() already
+  return expression === text || (typeof value !== 'number' && typeof value !== 'boolean' && expression === String(value)) ? expression : `${expression} (${text})`;
+};

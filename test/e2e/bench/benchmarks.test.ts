@@ -15,11 +15,6 @@ describe('the benchmarks', () => {
     expect(report('population')).toMatchObject({ households: 2000 });
   }, 120_000);
 
-  it('answers: what assumptions and explanations cost', async () => {
-    await bench('answers.mjs', { BENCH_HOUSEHOLDS: '100' });
-    report('answers');
-  }, 120_000);
-
   it('diff: rules diff against rules calculate, and a whole diff from the encodings', async () => {
     await bench('diff.mjs', { BENCH_HOUSEHOLDS: '2000', BENCH_REPEATS: '1' });
     expect(report('diff')).toMatchObject({ households: 2000, whole_diff: { households: 2000 }, result: { changed: expect.any(Number) } });

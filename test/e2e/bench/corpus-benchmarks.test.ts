@@ -26,6 +26,12 @@ describe.skipIf(!HAVE_CORPUS)('the benchmarks on the shared corpus', () => {
     expect(Object.keys(json.library.sets.full.split_median_us)).toEqual(['adapter_us', 'engine_us', 'output_us']);
   }, 180_000);
 
+  it('answers: what assumptions and explanations cost, on the bundled packages and the composition', async () => {
+    await bench('answers.mjs', { BENCH_HOUSEHOLDS: '100', RULES_CORPUS: corpus });
+    const json = report('answers') as { results: { package: string }[] };
+    expect(json.results.map((r) => r.package)).toContain('us-co/co-snap-composition');
+  }, 180_000);
+
   it('coverage: rules test with and without --coverage, on part of the corpus', async () => {
     await bench('coverage.mjs', { BENCH_REPEATS: '1', BENCH_SELECTION: 'us-co/policies/cdhs/snap', RULES_CORPUS: corpus });
     expect(report('coverage')).toMatchObject({ selection: 'us-co/policies/cdhs/snap', no_cache: { ratio: expect.any(Number) }, warm_cache: { ratio: expect.any(Number) } });

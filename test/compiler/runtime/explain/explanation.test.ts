@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { calculate } from '../../../../compiler/runtime/calculate.js';
+import { prepareHousehold } from '../../../../compiler/runtime/household.js';
+import { toJson } from '../../../../compiler/values.js';
 import type { ExplanationNode, RuleNode } from '../../../../compiler/runtime/explain/explanation.js';
 import { generateHouseholds } from '../../../../bench/households.mjs';
 import { builtPackage, loaded, PACKAGE_IDS } from '../../bundled.js';
@@ -66,6 +69,33 @@ describe('the tree', () => {
     expect(earned).toMatchObject({ status: 'given', value: 1200, field: 'household.facts.earned_income' });
     const shelter = all.find((n) => n.kind === 'input' && n.name === 'snap_shelter_costs');
     expect(shelter).toMatchObject({ status: 'assumed', value: 0, reason: 'not_given' });
+  });
+
+  test('an input node names the entity, legal id and value the household gives it (the shortcuts against PreparedHousehold.entityOf, resolveInput and the dataset)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...PACKAGE_IDS), fc.integer({ min: 1, max: 1_000_000 }), (id, seed) => {
+        const pkg = loaded(id);
+        for (const household of generateHouseholds(pkg.pkg, 3, seed)) {
+          let result;
+          try {
+            result = calculate(pkg, { household, variables: pkg.pkg.outputs.map((o) => o.name) }, { explain: true });
+          } catch {
+            continue; // a generated household the package refuses (tested elsewhere)
+          }
+          const prepared = prepareHousehold(pkg, household);
+          for (const output of result.explanation!.outputs) {
+            for (const node of nodes(output.node)) {
+              if (node.kind !== 'input') continue;
+              const entity = prepared.entityOf(node.name, node.entity_id);
+              const raw = prepared.dataset.inputRaw(node.name, node.entity_id, prepared.period);
+              const value = raw === undefined ? null : typeof raw === 'number' ? raw + 0 : toJson(raw);
+              expect({ input: node.name, entity: node.entity, legal_id: node.legal_id, value: node.value }).toEqual({ input: node.name, entity, legal_id: pkg.resolveInput(entity, node.name)?.legal_id ?? null, value });
+            }
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
