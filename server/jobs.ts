@@ -129,7 +129,8 @@ export function failJob(store: Store, env: Pick<JobEnvironment, 'analytics'>, jo
 }
 
 interface Task {
-  jobId: string;
+  /** The runner's own copy of the job (its requests, and its status once an entry started). */
+  job: JobRecord;
   /** The queue it waits in (its job's key). */
   key: string;
   index: number;
@@ -139,6 +140,8 @@ export class JobRunner implements JobQueue {
   private readonly queue = new FairQueue<Task>();
   /** Unfinished jobs of each key, with their entries not yet done. */
   private readonly pending = new Map<string, Map<string, number>>();
+  /** Jobs recorded as failed: their entries still queued are not run. */
+  private readonly failed = new Set<string>();
   private running = 0;
   private stopping = false;
   private idle: (() => void)[] = [];
@@ -153,7 +156,7 @@ export class JobRunner implements JobQueue {
     const job = newJob(requests, apiKeyId);
     if ((this.pending.get(queueOf(job))?.size ?? 0) >= this.env.maxPendingJobs) throw tooManyPendingJobs(this.env.maxPendingJobs);
     await this.store.createJob(job);
-    this.enqueue(job);
+    this.enqueue({ ...job, results: [...job.results] }); // the runner's copy: the route answers with the record as created
     return job;
   }
 
@@ -174,7 +177,7 @@ export class JobRunner implements JobQueue {
     const jobs = this.pending.get(key) ?? new Map<string, number>();
     jobs.set(job.id, todo.length);
     this.pending.set(key, jobs);
-    for (const index of todo) this.queue.push(key, { jobId: job.id, key, index });
+    for (const index of todo) this.queue.push(key, { job, key, index });
     this.pump();
   }
 
@@ -184,29 +187,44 @@ export class JobRunner implements JobQueue {
       if (!task) break;
       this.running++;
       // yield to the event loop between entries so HTTP traffic keeps flowing
-      setImmediate(() => void this.run(task).finally(() => this.done(task)));
+      setImmediate(() => void this.run(task).finally(() => this.done()));
     }
     if (this.running === 0) this.idle.splice(0).forEach((resolve) => resolve());
   }
 
-  private done(task: Task): void {
-    const jobs = this.pending.get(task.key);
-    const left = (jobs?.get(task.jobId) ?? 1) - 1;
-    if (left > 0) jobs!.set(task.jobId, left);
-    else jobs?.delete(task.jobId);
-    if (jobs && !jobs.size) this.pending.delete(task.key);
+  private done(): void {
     this.running--;
     this.pump();
   }
 
+  /** One fewer entry of the task's job to run; whether it was the job's last. */
+  private settle(task: Task): boolean {
+    const jobs = this.pending.get(task.key);
+    const left = (jobs?.get(task.job.id) ?? 1) - 1;
+    if (left > 0) jobs!.set(task.job.id, left);
+    else jobs?.delete(task.job.id);
+    if (jobs && !jobs.size) this.pending.delete(task.key);
+    return left <= 0;
+  }
+
+  // An entry runs from the runner's copy of its job: this process is the only one running the
+  // store's jobs (SQLite and memory stores), so the job is not read back from the store for each
+  // entry (its results grow to hundreds of KB, and reading them for every entry made a job cost
+  // the square of its size, blocking the event loop for milliseconds); it is read once, when its
+  // last entry has run, to mark it succeeded.
   private async run(task: Task): Promise<void> {
+    const { job } = task;
     try {
-      const job = await this.store.job(task.jobId);
-      if (!job || job.status === 'failed' || job.results[task.index] !== null) return;
-      await runJobEntry(this.store, this.env, job, task.index);
+      if (!this.failed.has(job.id)) await runJobEntry(this.store, this.env, job, task.index);
+    } catch (err) {
+      if (await failJob(this.store, this.env, job.id, err)) this.failed.add(job.id);
+    }
+    if (!this.settle(task)) return;
+    this.failed.delete(job.id);
+    try {
       await finishJob(this.store, job.id);
     } catch (err) {
-      await failJob(this.store, this.env, task.jobId, err);
+      await failJob(this.store, this.env, job.id, err);
     }
   }
 

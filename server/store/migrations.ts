@@ -134,6 +134,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'job entry results in rows of their own',
+    up(db) {
+      // A job's `results` column keeps what the job was created with; each entry finished since is
+      // a row here (writing one entry rewrote the whole list, hundreds of KB, for every entry).
+      db.exec(`
+        CREATE TABLE job_results (
+          job_id TEXT    NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+          idx    INTEGER NOT NULL,
+          result TEXT    NOT NULL, -- JSON BatchResult
+          PRIMARY KEY (job_id, idx)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

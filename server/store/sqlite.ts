@@ -171,8 +171,11 @@ function auditFromRow(r: AuditRow): AuditEntry {
   return entry;
 }
 
-function jobFromRow(r: JobRow): JobRecord {
-  const job: JobRecord = { id: r.id, status: r.status, created_at: r.created_at, total: r.total, completed: r.completed, api_key_id: r.api_key_id, requests: parse(r.requests), results: parse(r.results) };
+/** A job from its row and the rows of the entries finished since it was created (`job_results`). */
+function jobFromRow(r: JobRow, finished: { idx: number; result: string }[]): JobRecord {
+  const results = parse<(BatchResult | null)[]>(r.results);
+  for (const { idx, result } of finished) results[idx] = parse(result);
+  const job: JobRecord = { id: r.id, status: r.status, created_at: r.created_at, total: r.total, completed: r.completed, api_key_id: r.api_key_id, requests: parse(r.requests), results };
   if (r.started_at !== null) job.started_at = r.started_at;
   if (r.finished_at !== null) job.finished_at = r.finished_at;
   if (r.error !== null) job.error = r.error;
@@ -474,8 +477,9 @@ export class SqliteStore implements Store {
   }
 
   createJob(job: JobRecord): Promise<void> {
-    return this.run(() => {
+    return this.write(() => {
       // Replaces a job with the same id (as MemoryStore does), keeping its place in the order.
+      this.sql('DELETE FROM job_results WHERE job_id = ?').run(job.id);
       this.sql(
         `INSERT INTO jobs (id, status, created_at, created_ms, started_at, finished_at, total, completed, api_key_id, requests, results, error)
          VALUES (@id, @status, @created_at, @created_ms, @started_at, @finished_at, @total, @completed, @api_key_id, @requests, @results, @error)
@@ -502,14 +506,13 @@ export class SqliteStore implements Store {
   job(id: string): Promise<JobRecord | undefined> {
     return this.run(() => {
       const row = this.sql('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
-      return row && jobFromRow(row);
+      return row && jobFromRow(row, this.finishedEntries(id));
     });
   }
 
   updateJob(id: string, patch: Partial<Pick<JobRecord, 'status' | 'started_at' | 'finished_at' | 'error'>>, entry?: { index: number; result: BatchResult }): Promise<void> {
     return this.write(() => {
-      const row = this.sql('SELECT results FROM jobs WHERE id = ?').get(id) as { results: string } | undefined;
-      if (!row) return;
+      if (!this.sql('SELECT 1 FROM jobs WHERE id = ?').get(id)) return;
       // A field present in the patch is set (to NULL when its value is undefined), as Object.assign does.
       // `status` is required, so an undefined one leaves it unchanged.
       const fields = JOB_PATCH_FIELDS.filter((f) => Object.hasOwn(patch, f) && (f !== 'status' || patch.status !== undefined));
@@ -517,20 +520,24 @@ export class SqliteStore implements Store {
         const values = Object.fromEntries(fields.map((f) => [f, patch[f] ?? null]));
         this.sql(`UPDATE jobs SET ${fields.map((f) => `${f} = @${f}`).join(', ')} WHERE id = @id`).run({ ...values, id });
       }
-      if (entry) {
-        const results = parse<(BatchResult | null)[]>(row.results);
-        // Only an entry that is still empty (an index beyond the list is ignored).
-        if (Number.isInteger(entry.index) && entry.index >= 0 && entry.index < results.length && results[entry.index] === null) {
-          results[entry.index] = entry.result;
-          const completed = results.filter((r) => r !== null).length;
-          this.sql('UPDATE jobs SET results = ?, completed = ? WHERE id = ?').run(json(results), completed, id);
-        }
+      // Only an entry that is still empty (an index beyond the list is ignored), as a row of its
+      // own: rewriting the job's whole list for each entry made a job's writes cost the square of
+      // its size (hundreds of KB an entry), blocking the event loop for milliseconds.
+      if (entry && Number.isInteger(entry.index) && entry.index >= 0) {
+        const added = this.sql(
+          `INSERT INTO job_results (job_id, idx, result) SELECT id, @idx, @result FROM jobs WHERE id = @id AND json_type(results, @path) = 'null' ON CONFLICT DO NOTHING`,
+        ).run({ id, idx: entry.index, path: `$[${entry.index}]`, result: json(entry.result) });
+        if (added.changes) this.sql('UPDATE jobs SET completed = completed + 1 WHERE id = ?').run(id);
       }
     });
   }
 
   unfinishedJobs(): Promise<JobRecord[]> {
-    return this.run(() => (this.sql(`SELECT * FROM jobs WHERE status IN ('pending', 'running') ORDER BY seq`).all() as JobRow[]).map(jobFromRow));
+    return this.run(() => (this.sql(`SELECT * FROM jobs WHERE status IN ('pending', 'running') ORDER BY seq`).all() as JobRow[]).map((row) => jobFromRow(row, this.finishedEntries(row.id))));
+  }
+
+  private finishedEntries(jobId: string): { idx: number; result: string }[] {
+    return this.sql('SELECT idx, result FROM job_results WHERE job_id = ?').all(jobId) as { idx: number; result: string }[];
   }
 
   addValidationRun(run: ValidationRun): Promise<void> {

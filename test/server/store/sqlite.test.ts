@@ -287,6 +287,48 @@ describe('SqliteStore retention details', () => {
   });
 });
 
+describe('SqliteStore job entries', () => {
+  // Each finished entry is a row of its own (schema version 2): the job's list as created is not
+  // rewritten for every entry, which made a 50-entry job's writes cost the square of its size.
+  it('writes an entry as a row, leaving the list the job was created with as it was', async () => {
+    const file = dbFile();
+    const store = SqliteStore.open(file);
+    await store.createJob(job('j1', 3, { results: [null, { status: 'ok', result: { given: true } }, null], completed: 1 }));
+    await store.updateJob('j1', {}, { index: 2, result: { status: 'ok', result: { v: 2 } } });
+    await store.updateJob('j1', {}, { index: 2, result: { status: 'ok', result: { v: 'again' } } }); // taken already: ignored
+    await store.updateJob('j1', {}, { index: 1, result: { status: 'ok', result: { v: 'over' } } }); // given at creation: ignored
+    await store.updateJob('j1', {}, { index: 3, result: { status: 'ok', result: { v: 'beyond' } } }); // beyond the list: ignored
+    expect(await store.job('j1')).toMatchObject({ completed: 2, results: [null, { status: 'ok', result: { given: true } }, { status: 'ok', result: { v: 2 } }] });
+    expect((await store.unfinishedJobs())[0]!.results[2]).toEqual({ status: 'ok', result: { v: 2 } });
+    const db = new Database(file, { readonly: true });
+    expect((db.prepare('SELECT results FROM jobs').get() as { results: string }).results).toBe(JSON.stringify([null, { status: 'ok', result: { given: true } }, null]));
+    expect(db.prepare('SELECT job_id, idx FROM job_results').all()).toEqual([{ job_id: 'j1', idx: 2 }]);
+    db.close();
+    // a job created again under its id starts from what it is created with
+    await store.createJob(job('j1', 3));
+    expect(await store.job('j1')).toMatchObject({ completed: 0, results: [null, null, null] });
+    await store.close();
+  });
+
+  it('keeps the results of a job written before version 2, and drops an entry row with its job', async () => {
+    const file = dbFile();
+    const old = new Database(file);
+    migrate(old, file, MIGRATIONS.filter((m) => m.version === 1));
+    old.prepare(`INSERT INTO jobs (id, status, created_at, created_ms, total, completed, api_key_id, requests, results) VALUES ('old', 'running', ?, ?, 2, 1, NULL, '[{},{}]', ?)`).run(iso(NOW), NOW, JSON.stringify([{ status: 'ok', result: 7 }, null]));
+    old.close();
+    const store = SqliteStore.open(file);
+    expect(await store.job('old')).toMatchObject({ completed: 1, results: [{ status: 'ok', result: 7 }, null] });
+    await store.updateJob('old', {}, { index: 1, result: { status: 'ok', result: 8 } });
+    expect(await store.job('old')).toMatchObject({ completed: 2, results: [{ status: 'ok', result: 7 }, { status: 'ok', result: 8 }] });
+    await store.close();
+    const db = new Database(file);
+    db.pragma('foreign_keys = ON');
+    db.prepare(`DELETE FROM jobs WHERE id = 'old'`).run();
+    expect((db.prepare('SELECT COUNT(*) AS n FROM job_results').get() as { n: number }).n).toBe(0);
+    db.close();
+  });
+});
+
 describe('SqliteStore schema migrations', () => {
   it('records the schema version and when it was applied', async () => {
     const file = dbFile();
