@@ -201,8 +201,9 @@ export class RedisJobQueue implements JobQueue {
       const claim = (await this.queueConnection.claim(`${this.fair}ring`, claimKey, this.fair, RETENTION.jobsMs / 1000)) as string | null;
       if (!claim) return;
       const [jobId, index] = [claim.slice(0, claim.lastIndexOf(' ')), Number(claim.slice(claim.lastIndexOf(' ') + 1))];
-      const job = await this.store.job(jobId);
-      if (job && job.status !== 'failed' && job.status !== 'succeeded' && job.results[index] === null) {
+      // the job without its results, and the one entry's: not every result so far for each entry
+      const job = await this.store.jobSummary(jobId);
+      if (job && job.status !== 'failed' && job.status !== 'succeeded' && (await this.store.jobResult(jobId, index)) === null) {
         await runJobEntry(this.store, this.env, job, index);
         if (await finishJob(this.store, jobId)) await this.queueConnection.zrem(this.openJobs(job), jobId);
       }
@@ -230,9 +231,9 @@ export class RedisJobQueue implements JobQueue {
   private async settle(jobId: string, reason: string): Promise<void> {
     for (let wait = 1_000; ; wait = Math.min(2 * wait, SETTLE_RETRY_MAX_MS)) {
       try {
-        const job = await this.store.job(jobId);
+        const job = await this.store.jobSummary(jobId);
         if (!job || job.status === 'succeeded' || job.status === 'failed') return;
-        if (job.results.every((r) => r !== null)) await finishJob(this.store, jobId);
+        if (job.completed >= job.total) await finishJob(this.store, jobId);
         else if (!(await failJob(this.store, this.env, jobId, new Error(reason)))) throw new Error('not recorded');
         await this.queueConnection.zrem(this.openJobs(job), jobId);
         return;

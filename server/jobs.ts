@@ -4,7 +4,7 @@ import { runEntry } from './calculation.js';
 import type { Analytics } from './analytics.js';
 import type { Catalog } from './catalog/catalog.js';
 import { ApiError } from './errors.js';
-import type { JobRecord, Store } from './store/store.js';
+import type { JobRecord, JobSummary, Store } from './store/store.js';
 
 // Detached calculation jobs. Entries run with bounded concurrency; every finished entry is
 // written to the store at once, so `completed` grows as entries finish and a restart loses
@@ -101,7 +101,7 @@ export function newJob(requests: CalculateRequest[], apiKeyId: string | null): J
 }
 
 /** Run entry `index` of `job` and store its result (marking a pending job running first). */
-export async function runJobEntry(store: Store, env: JobEnvironment, job: JobRecord, index: number): Promise<void> {
+export async function runJobEntry(store: Store, env: JobEnvironment, job: JobSummary, index: number): Promise<void> {
   if (job.status === 'pending') {
     await store.updateJob(job.id, { status: 'running', started_at: new Date().toISOString() });
     job.status = 'running';
@@ -110,10 +110,10 @@ export async function runJobEntry(store: Store, env: JobEnvironment, job: JobRec
   await store.updateJob(job.id, {}, { index, result });
 }
 
-/** Mark the job succeeded once every entry has a result; whether it is finished. */
+/** Mark the job succeeded once every entry has a result (read from its count: its results can be hundreds of KB); whether it is finished. */
 export async function finishJob(store: Store, jobId: string): Promise<boolean> {
-  const job = await store.job(jobId);
-  if (!job || job.results.some((r) => r === null)) return false;
+  const job = await store.jobSummary(jobId);
+  if (!job || job.completed < job.total) return false;
   if (job.status !== 'succeeded') {
     await store.updateJob(jobId, { status: 'succeeded', finished_at: new Date().toISOString(), ...(job.started_at ? {} : { started_at: new Date().toISOString() }) });
   }

@@ -1,4 +1,4 @@
-import { type AuditEntry, type BatchResult, type JobRecord, type KillSwitch, RETENTION, type Store, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
+import { type AuditEntry, type BatchResult, type JobRecord, type JobSummary, type KillSwitch, RETENTION, type Store, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
 
 // Per-process store for tests and throwaway runs: nothing survives a restart (`durable: false`).
 
@@ -101,6 +101,18 @@ export class MemoryStore implements Store {
   async job(id: string): Promise<JobRecord | undefined> {
     const job = this.jobs.get(id);
     return job && clone(job);
+  }
+
+  async jobSummary(id: string): Promise<JobSummary | undefined> {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    const { results: _results, ...summary } = job;
+    return clone(summary);
+  }
+
+  async jobResult(id: string, index: number): Promise<BatchResult | null | undefined> {
+    const job = this.jobs.get(id);
+    return job && clone(job.results[index] ?? null);
   }
 
   async updateJob(id: string, patch: Partial<Pick<JobRecord, 'status' | 'started_at' | 'finished_at' | 'error'>>, entry?: { index: number; result: BatchResult }): Promise<void> {

@@ -1,5 +1,5 @@
 import { Redis, ReplyError } from 'ioredis';
-import { type AuditEntry, type BatchResult, type JobRecord, type KillSwitch, RETENTION, type Store, StoreUnavailableError, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
+import { type AuditEntry, type BatchResult, type JobRecord, type JobSummary, type KillSwitch, RETENTION, type Store, StoreUnavailableError, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
 
 // Shared durable store on Redis, for several daemons behind one load balancer. Every write that
 // must be atomic is one Lua script (one round trip). Retention is Redis expiry, set when a record
@@ -400,18 +400,21 @@ export class RedisStore implements Store {
   }
 
   private async readJob(r: Scripted, id: string): Promise<JobRecord | undefined> {
-    const [meta, stored] = await Promise.all([r.hgetall(this.k(`job:${id}`)), r.hgetall(this.k(`job:${id}:results`))]);
+    const [summary, stored] = await Promise.all([this.readSummary(r, id), r.hgetall(this.k(`job:${id}:results`))]);
+    return summary && { ...summary, results: Array.from({ length: summary.total }, (_, i) => (stored[i] === undefined ? null : parse<BatchResult>(stored[i]))) };
+  }
+
+  private async readSummary(r: Scripted, id: string): Promise<JobSummary | undefined> {
+    const meta = await r.hgetall(this.k(`job:${id}`));
     if (!meta.id) return undefined;
-    const total = Number(meta.total);
-    const job: JobRecord = {
+    const job: JobSummary = {
       id: meta.id,
       status: meta.status as JobRecord['status'],
       created_at: meta.created_at!,
-      total,
+      total: Number(meta.total),
       completed: Number(meta.completed),
       api_key_id: meta.api_key_id ?? null,
       requests: parse(meta.requests!),
-      results: Array.from({ length: total }, (_, i) => (stored[i] === undefined ? null : parse<BatchResult>(stored[i]))),
     };
     for (const f of ['started_at', 'finished_at', 'error'] as const) if (meta[f] !== undefined) job[f] = meta[f];
     return job;
@@ -419,6 +422,17 @@ export class RedisStore implements Store {
 
   job(id: string): Promise<JobRecord | undefined> {
     return this.run((r) => this.readJob(r, id));
+  }
+
+  jobSummary(id: string): Promise<JobSummary | undefined> {
+    return this.run((r) => this.readSummary(r, id));
+  }
+
+  jobResult(id: string, index: number): Promise<BatchResult | null | undefined> {
+    return this.run(async (r) => {
+      const [exists, result] = await Promise.all([r.exists(this.k(`job:${id}`)), r.hget(this.k(`job:${id}:results`), String(index))]);
+      return exists ? (result === null ? null : parse<BatchResult>(result)) : undefined;
+    });
   }
 
   updateJob(id: string, patch: Partial<Pick<JobRecord, 'status' | 'started_at' | 'finished_at' | 'error'>>, entry?: { index: number; result: BatchResult }): Promise<void> {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate, SchemaVersionError } from './migrations.js';
-import { type AuditEntry, type BatchResult, type JobRecord, type KillSwitch, RETENTION, type Store, StoreDamagedError, StoreUnavailableError, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
+import { type AuditEntry, type BatchResult, type JobRecord, type JobSummary, type KillSwitch, RETENTION, type Store, StoreDamagedError, StoreUnavailableError, type StoredKey, type ValidationRun, type WindowCount, windowOf } from './store.js';
 
 // Embedded durable store: one SQLite file, shared safely by every process that opens it.
 // better-sqlite3 is synchronous, so each method does its work before returning an already
@@ -81,6 +81,7 @@ function ms(iso: string): number | null {
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
+const JOB_SUMMARY_COLUMNS = 'id, status, created_at, started_at, finished_at, total, completed, api_key_id, requests, error';
 const parse = <T>(s: string): T => JSON.parse(s) as T;
 
 /** The first month (YYYY-MM) still inside usage retention at `now`. */
@@ -171,15 +172,21 @@ function auditFromRow(r: AuditRow): AuditEntry {
   return entry;
 }
 
-/** A job from its row and the rows of the entries finished since it was created (`job_results`). */
-function jobFromRow(r: JobRow, finished: { idx: number; result: string }[]): JobRecord {
-  const results = parse<(BatchResult | null)[]>(r.results);
-  for (const { idx, result } of finished) results[idx] = parse(result);
-  const job: JobRecord = { id: r.id, status: r.status, created_at: r.created_at, total: r.total, completed: r.completed, api_key_id: r.api_key_id, requests: parse(r.requests), results };
+/** A job's row but its results, as a summary. */
+function summaryFromRow(r: Omit<JobRow, 'results'>): JobSummary {
+  const job: JobSummary = { id: r.id, status: r.status, created_at: r.created_at, total: r.total, completed: r.completed, api_key_id: r.api_key_id, requests: parse(r.requests) };
   if (r.started_at !== null) job.started_at = r.started_at;
   if (r.finished_at !== null) job.finished_at = r.finished_at;
   if (r.error !== null) job.error = r.error;
   return job;
+}
+
+/** A job from its row and the rows of the entries finished since it was created (`job_results`). */
+function jobFromRow(r: JobRow, finished: { idx: number; result: string }[]): JobRecord {
+  const results = parse<(BatchResult | null)[]>(r.results);
+  for (const { idx, result } of finished) results[idx] = parse(result);
+  const { results: _text, ...summary } = r;
+  return { ...summaryFromRow(summary), results };
 }
 
 function runFromRow(r: RunRow): ValidationRun {
@@ -507,6 +514,22 @@ export class SqliteStore implements Store {
     return this.run(() => {
       const row = this.sql('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
       return row && jobFromRow(row, this.finishedEntries(id));
+    });
+  }
+
+  jobSummary(id: string): Promise<JobSummary | undefined> {
+    return this.run(() => {
+      const row = this.sql(`SELECT ${JOB_SUMMARY_COLUMNS} FROM jobs WHERE id = ?`).get(id) as Omit<JobRow, 'results'> | undefined;
+      return row && summaryFromRow(row);
+    });
+  }
+
+  jobResult(id: string, index: number): Promise<BatchResult | null | undefined> {
+    return this.run(() => {
+      const row = this.sql(
+        `SELECT coalesce((SELECT result FROM job_results WHERE job_id = @id AND idx = @idx), json_extract(results, @path)) AS result FROM jobs WHERE id = @id`,
+      ).get({ id, idx: index, path: `$[${index}]` }) as { result: string | null } | undefined;
+      return row && (row.result === null ? null : parse<BatchResult>(row.result));
     });
   }
 

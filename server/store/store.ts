@@ -62,6 +62,9 @@ export interface JobRecord {
   error?: string;
 }
 
+/** A job without its results: what running its entries and finishing it needs (its results grow to hundreds of KB). */
+export type JobSummary = Omit<JobRecord, 'results'>;
+
 export interface ValidationRun {
   id: string;
   kind: string;
@@ -120,6 +123,9 @@ export interface Store {
 
   createJob(job: JobRecord): Promise<void>;
   job(id: string): Promise<JobRecord | undefined>;
+  jobSummary(id: string): Promise<JobSummary | undefined>;
+  /** Entry `index`'s result: null until it finished, undefined when there is no such job. */
+  jobResult(id: string, index: number): Promise<BatchResult | null | undefined>;
   /** Record progress: fields to change, and optionally one finished entry. */
   updateJob(id: string, patch: Partial<Pick<JobRecord, 'status' | 'started_at' | 'finished_at' | 'error'>>, entry?: { index: number; result: BatchResult }): Promise<void>;
   unfinishedJobs(): Promise<JobRecord[]>;

@@ -190,6 +190,18 @@ describe.each(implementations)('Store contract: %s', (_name, make, flags) => {
       expect(await store.job('j1')).toEqual(job('j1', 3, { status: 'succeeded', started_at: iso(NOW), finished_at: iso(NOW + 5), completed: 3, results: [err, ok, ok] }));
     });
 
+    it('reads a job without its results, and the result of one entry', async () => {
+      const given = { status: 'ok' as const, result: { given: 'at creation' } };
+      await store.createJob(job('j1', 3, { results: [null, given, null], completed: 1, started_at: iso(NOW), status: 'running' }));
+      const ok = { status: 'ok' as const, result: { benefit: 42 } };
+      await store.updateJob('j1', {}, { index: 2, result: ok });
+      const { results: _results, ...summary } = job('j1', 3, { completed: 2, started_at: iso(NOW), status: 'running' });
+      expect(await store.jobSummary('j1')).toEqual(summary);
+      expect([await store.jobResult('j1', 0), await store.jobResult('j1', 1), await store.jobResult('j1', 2)]).toEqual([null, given, ok]);
+      expect(await store.jobSummary('nope')).toBeUndefined();
+      expect(await store.jobResult('nope', 0)).toBeUndefined();
+    });
+
     it('ignores updates to an unknown job', async () => {
       await store.updateJob('nope', { status: 'running' }, { index: 0, result: { status: 'ok', result: 1 } });
       expect(await store.job('nope')).toBeUndefined();
