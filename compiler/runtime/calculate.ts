@@ -80,9 +80,13 @@ const month = (day: number) => {
 };
 
 /** A period after the figures' coverage is answered on the newest figures, and says so. */
+/** The last day a package's figures cover, by package (parsed once: a date's parse was 2.5 % of a calculation). */
+const coverageEnds = new WeakMap<LoadedPackage['pkg'], number | null>();
+
 function coverageWarnings(pkg: LoadedPackage['pkg'], start: number): string[] {
-  const through = pkg.coverage && Day.parse(pkg.coverage.through);
-  if (!through || start <= through.n) return [];
+  let through = coverageEnds.get(pkg);
+  if (through === undefined) coverageEnds.set(pkg, (through = pkg.coverage ? (Day.parse(pkg.coverage.through)?.n ?? null) : null));
+  if (through === null || start <= through) return [];
   return [
     `${new Day(start).toString().slice(0, 7)} is after the period this package's figures cover (through ${pkg.coverage.through}, ${pkg.coverage.basis}): the result uses those figures and is not authoritative for this period`,
   ];
