@@ -203,7 +203,7 @@ export class RedisJobQueue implements JobQueue {
       const [jobId, index] = [claim.slice(0, claim.lastIndexOf(' ')), Number(claim.slice(claim.lastIndexOf(' ') + 1))];
       // the job without its results, and the one entry's: not every result so far for each entry
       const job = await this.store.jobSummary(jobId);
-      if (job && job.status !== 'failed' && job.status !== 'succeeded' && (await this.store.jobResult(jobId, index)) === null) {
+      if (job && job.status !== 'failed' && job.status !== 'succeeded' && index < job.total && (await this.store.jobResult(jobId, index)) === null) {
         await runJobEntry(this.store, this.env, job, index);
         if (await finishJob(this.store, jobId)) await this.queueConnection.zrem(this.openJobs(job), jobId);
       }

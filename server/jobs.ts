@@ -130,7 +130,7 @@ export function failJob(store: Store, env: Pick<JobEnvironment, 'analytics'>, jo
 
 interface Task {
   /** The runner's own copy of the job (its requests, and its status once an entry started). */
-  job: JobRecord;
+  job: JobSummary;
   /** The queue it waits in (its job's key). */
   key: string;
   index: number;
@@ -156,7 +156,7 @@ export class JobRunner implements JobQueue {
     const job = newJob(requests, apiKeyId);
     if ((this.pending.get(queueOf(job))?.size ?? 0) >= this.env.maxPendingJobs) throw tooManyPendingJobs(this.env.maxPendingJobs);
     await this.store.createJob(job);
-    this.enqueue({ ...job, results: [...job.results] }); // the runner's copy: the route answers with the record as created
+    this.enqueue({ ...job }); // the runner's copy (its status changes as entries start): the route answers with the record as created
     return job;
   }
 

@@ -79,10 +79,10 @@ const month = (day: number) => {
   return d.toISOString().slice(0, 7);
 };
 
-/** A period after the figures' coverage is answered on the newest figures, and says so. */
 /** The last day a package's figures cover, by package (parsed once: a date's parse was 2.5 % of a calculation). */
 const coverageEnds = new WeakMap<LoadedPackage['pkg'], number | null>();
 
+/** A period after the figures' coverage is answered on the newest figures, and says so. */
 function coverageWarnings(pkg: LoadedPackage['pkg'], start: number): string[] {
   let through = coverageEnds.get(pkg);
   if (through === undefined) coverageEnds.set(pkg, (through = pkg.coverage ? (Day.parse(pkg.coverage.through)?.n ?? null) : null));

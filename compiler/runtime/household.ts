@@ -501,8 +501,7 @@ const readDefault = (input: PackageInput): Value => decimalOfGiven(readerOf(inpu
 
 function sameValue(x: GivenRaw, y: GivenRaw): boolean {
   if (typeof x === 'number' && typeof y === 'number') return x === y;
-  const a = typeof x === 'number' ? decimalOfGiven(x) : x;
-  const b = typeof y === 'number' ? decimalOfGiven(y) : y;
+  const [a, b] = [decimalOfGiven(x), decimalOfGiven(y)];
   return a instanceof Decimal ? b instanceof Decimal && a.eq(b) : a instanceof Day ? b instanceof Day && a.n === b.n : a === b;
 }
 

@@ -81,8 +81,9 @@ function ms(iso: string): number | null {
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
-const JOB_SUMMARY_COLUMNS = 'id, status, created_at, started_at, finished_at, total, completed, api_key_id, requests, error';
 const parse = <T>(s: string): T => JSON.parse(s) as T;
+/** Every column of `jobs` but `results`. */
+const JOB_SUMMARY_COLUMNS = 'id, status, created_at, started_at, finished_at, total, completed, api_key_id, requests, error';
 
 /** The first month (YYYY-MM) still inside usage retention at `now`. */
 function oldestUsageMonth(now: number): string {
