@@ -177,28 +177,90 @@ type Obj = Record<string, unknown>;
 /** How specific each convention is: a value given in a more specific one wins (`facts` are overrides). */
 const PRECEDENCE = { spm_units: 0, people: 0, entities: 1, facts: 2 } as const;
 
-/** A value as the household gave it: in which object (`container`, to tell two names in one object
- *  from two conventions) under which `key`; the field is built from them only when a message needs it. */
-interface Given {
-  value: GivenRaw;
+/** An object of the household values are given in (`container`, its path, to tell two names in one
+ *  object from two conventions) and how specific its convention is. */
+interface GivenIn {
   container: string;
-  key: string;
   precedence: number;
 }
 
-const fieldOfGiven = (g: { container: string; key: string }): string => fieldText(g.container, g.key);
+/**
+ * The values given to one entity id, in columns by input slot (the package's numbering of its
+ * input names): what each holds, under which key and in which object. The columns span the slots
+ * of the entity the id was first given for (the id's other entities, rarely, widen them), so a
+ * household of hundreds of inputs costs three arrays, not a map entry and an object per input.
+ * A field is built from its object and key only when a message needs it.
+ */
+class GivenColumns {
+  private values: (GivenRaw | undefined)[];
+  private keys: (string | undefined)[];
+  private sources: (GivenIn | undefined)[];
+
+  /** Slots `base` up to `end` (not included) to begin with. */
+  constructor(
+    private base: number,
+    end: number,
+  ) {
+    this.values = new Array(end - base);
+    this.keys = new Array(end - base);
+    this.sources = new Array(end - base);
+  }
+
+  value(slot: number): GivenRaw | undefined {
+    const at = slot - this.base;
+    return at >= 0 && at < this.values.length ? this.values[at] : undefined;
+  }
+
+  source(slot: number): GivenIn | undefined {
+    const at = slot - this.base;
+    return at >= 0 && at < this.sources.length ? this.sources[at] : undefined;
+  }
+
+  field(slot: number): string | undefined {
+    const source = this.source(slot);
+    return source && fieldText(source.container, this.keys[slot - this.base]!);
+  }
+
+  put(slot: number, value: GivenRaw, key: string, source: GivenIn): void {
+    if (slot < this.base || slot >= this.base + this.values.length) this.widen(slot);
+    const at = slot - this.base;
+    this.values[at] = value;
+    this.keys[at] = key;
+    this.sources[at] = source;
+  }
+
+  /** Make the columns span `slot` too. */
+  private widen(slot: number): void {
+    const base = Math.min(this.base, slot);
+    const end = Math.max(this.base + this.values.length, slot + 1);
+    const shift = <T>(column: T[]): T[] => {
+      const wider = new Array<T>(end - base);
+      for (let i = 0; i < column.length; i++) wider[i + this.base - base] = column[i];
+      return wider;
+    };
+    [this.values, this.keys, this.sources] = [shift(this.values), shift(this.keys), shift(this.sources)];
+    this.base = base;
+  }
+}
 
 /** What the adapter reads of a package once rather than per household: each entity's labels (the
  *  entities whose inputs its ids carry) and each entity's inputs that have a default, by name. */
 interface PackageShape {
   labels: Map<string, string[]>;
   defaulted: Map<string, Map<string, PackageInput>>;
-  /** Per entity, each key a household has given an input under (name, alias or legal id): the input and its reader. */
+  /** Per entity, each key a household has given an input under (name, alias or legal id): the input, its slot and its reader. */
   keys: Map<string, Map<string, KnownKey>>;
+  /** Each input name's column in GivenColumns (one per name: the package's namespace is flat). */
+  slots: Map<string, number>;
+  /** Where the columns of an id begin and end, as [start, end), by the entity it is first given
+   *  for: the main entity's inputs are numbered first, and every other entity's id takes the
+   *  slots of all the others (an id often carries several: a person and a member). */
+  spans: Map<string, [number, number]>;
 }
 
 interface KnownKey {
   input: PackageInput;
+  slot: number;
   read: InputReader;
 }
 
@@ -208,8 +270,15 @@ function shapeOf(loaded: LoadedPackage): PackageShape {
   let shape = shapes.get(loaded);
   if (shape) return shape;
   const entities = loaded.pkg.entities;
-  shape = { labels: new Map(), defaulted: new Map(), keys: new Map() };
+  shape = { labels: new Map(), defaulted: new Map(), keys: new Map(), slots: new Map(), spans: new Map() };
+  const main = entities.find((e) => e.entity === loaded.pkg.main_entity);
+  for (const entity of main ? [main, ...entities.filter((e) => e !== main)] : entities) {
+    for (const name of [...entity.inputs.map((i) => i.name), ...(entity.count_from ? [entity.count_from] : [])]) if (!shape.slots.has(name)) shape.slots.set(name, shape.slots.size);
+    if (entity === main) shape.spans.set(entity.entity, [0, shape.slots.size]);
+  }
+  const mainEnd = main ? shape.spans.get(main.entity)![1] : 0;
   for (const entity of entities) {
+    if (entity !== main) shape.spans.set(entity.entity, [mainEnd, shape.slots.size]);
     // an entity that only labels inputs shares the ids of the entity whose rules read them (id_template)
     shape.labels.set(entity.entity, entities.filter((e) => e.entity === entity.entity || (e.id_template === entity.id_template && !e.relations?.length)).map((e) => e.entity));
     shape.defaulted.set(entity.entity, new Map(entity.inputs.filter((i) => i.default !== undefined).map((i) => [i.name, i])));
@@ -226,8 +295,8 @@ class HouseholdReader {
   readonly main: PackageEntity;
   readonly mainId: string;
   readonly person: PackageEntity | undefined;
-  /** (entity id) → (input name → the value given) */
-  readonly given = new Map<string, Map<string, Given>>();
+  /** (entity id) → the values given to it */
+  readonly given = new Map<string, GivenColumns>();
   /** (entity id) → (input name → the field given as null): the default is taken, and said to be */
   readonly nulls = new Map<string, Map<string, string>>();
   /** an entity id may carry inputs of several entities (entities label inputs; they do not
@@ -271,66 +340,70 @@ class HouseholdReader {
   }
 
   fieldOf(name: string, entityId: string): string | undefined {
-    const given = this.given.get(entityId)?.get(name);
-    return given && fieldOfGiven(given);
+    const slot = this.shape.slots.get(name);
+    return slot === undefined ? undefined : this.given.get(entityId)?.field(slot);
   }
 
   valueOf(name: string, entityId: string): GivenRaw | undefined {
-    return this.given.get(entityId)?.get(name)?.value;
+    const slot = this.shape.slots.get(name);
+    return slot === undefined ? undefined : this.given.get(entityId)?.value(slot);
   }
 
-  /** The values given to one entity id, by input name. */
-  private givenTo(entityId: string): Map<string, Given> {
-    let byName = this.given.get(entityId);
-    if (!byName) this.given.set(entityId, (byName = new Map()));
-    return byName;
+  /** The values given to one entity id (`entity`: the entity they are inputs of). */
+  private givenTo(entityId: string, entity: string): GivenColumns {
+    let columns = this.given.get(entityId);
+    if (!columns) this.given.set(entityId, (columns = new GivenColumns(...(this.shape.spans.get(entity) ?? [0, 0]))));
+    return columns;
   }
 
-  private set(entityLabel: string, entityId: string, byName: Map<string, Given>, known: Map<string, KnownKey>, key: string, raw: unknown, container: string, precedence: number): void {
+  private set(entityLabel: string, entityId: string, columns: GivenColumns, known: Map<string, KnownKey>, key: string, raw: unknown, source: GivenIn): void {
     let found = known.get(key);
     if (!found) {
       const input = this.loaded.resolveInput(entityLabel, key);
-      if (input) known.set(key, (found = { input, read: readerOf(input) }));
+      if (input) known.set(key, (found = { input, slot: this.shape.slots.get(input.name)!, read: readerOf(input) }));
     }
     if (!found) {
       const pkg = this.loaded.pkg;
       const names = this.loaded.entity(entityLabel)?.inputs.map((i) => i.name) ?? [];
-      throw new HouseholdError(`${container}.${key}`, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, names)}`);
+      throw new HouseholdError(`${source.container}.${key}`, `unknown input for ${entityLabel} in ${pkg.jurisdiction}/${pkg.program_id}${suggest(key, names)}`);
     }
     if (raw === null || raw === undefined) {
       // explicit null: the default is taken, and reported as an assumption when it is read
       const { input } = found;
       const nullFields = this.nulls.get(entityId) ?? this.nulls.set(entityId, new Map()).get(entityId)!;
-      if (!nullFields.has(input.name)) nullFields.set(input.name, `${container}.${key}`);
+      if (!nullFields.has(input.name)) nullFields.set(input.name, `${source.container}.${key}`);
       return;
     }
-    const value = found.read(raw, container, key, this.warn);
-    this.keep(byName, found.input.name, { value, container, key, precedence });
+    const value = found.read(raw, source.container, key, this.warn);
+    this.keep(columns, found.slot, found.input.name, value, source, key);
   }
 
-  /** One value per input and entity id (`byName`, its values): two in one object must agree; across conventions the more specific wins, with a warning. */
-  private keep(byName: Map<string, Given>, name: string, next: Given): void {
-    const earlier = byName.get(name);
-    if (!earlier) {
-      byName.set(name, next);
+  /** One value per input and entity id (`columns`, its values): two in one object must agree; across conventions the more specific wins, with a warning. */
+  private keep(columns: GivenColumns, slot: number, name: string, value: GivenRaw, source: GivenIn, key: string): void {
+    const earlierSource = columns.source(slot);
+    if (earlierSource === undefined) {
+      columns.put(slot, value, key, source);
       return;
     }
-    if (sameValue(earlier.value, next.value)) return;
-    const both = `${fieldOfGiven(earlier)} (${formatGiven(earlier.value)}) and ${fieldOfGiven(next)} (${formatGiven(next.value)})`;
-    if (earlier.container === next.container || earlier.precedence === next.precedence) {
-      throw new HouseholdError(fieldOfGiven(next), `gives input \`${name}\` a second, different value: ${both} name the same input; give it once`);
+    if (sameValue(columns.value(slot)!, value)) return;
+    const earlier = { value: columns.value(slot)!, field: columns.field(slot)!, precedence: earlierSource.precedence };
+    const next = { value, field: fieldText(source.container, key), precedence: source.precedence };
+    const both = `${earlier.field} (${formatGiven(earlier.value)}) and ${next.field} (${formatGiven(next.value)})`;
+    if (earlierSource.container === source.container || earlier.precedence === next.precedence) {
+      throw new HouseholdError(next.field, `gives input \`${name}\` a second, different value: ${both} name the same input; give it once`);
     }
     const [used, overridden] = next.precedence > earlier.precedence ? [next, earlier] : [earlier, next];
-    byName.set(name, used);
-    this.warnings.push(`${fieldOfGiven(used)} (${formatGiven(used.value)}) overrides ${fieldOfGiven(overridden)} (${formatGiven(overridden.value)}), the same input \`${name}\`: the calculation uses ${formatGiven(used.value)}`);
+    if (used === next) columns.put(slot, value, key, source);
+    this.warnings.push(`${used.field} (${formatGiven(used.value)}) overrides ${overridden.field} (${formatGiven(overridden.value)}), the same input \`${name}\`: the calculation uses ${formatGiven(used.value)}`);
   }
 
   /** Every input of one object (`container`, the household's path to it) for one entity id. */
   setAll(entityLabel: string, entityId: string, obj: unknown, container: string, precedence: number): void {
     if (!isObj(obj)) throw new HouseholdError(container, 'must be an object of input values');
-    const byName = this.givenTo(entityId);
+    const columns = this.givenTo(entityId, entityLabel);
     const known = this.shape.keys.get(entityLabel) ?? this.shape.keys.set(entityLabel, new Map()).get(entityLabel)!;
-    for (const key of Object.keys(obj)) this.set(entityLabel, entityId, byName, known, key, obj[key], container, precedence);
+    const source: GivenIn = { container, precedence };
+    for (const key of Object.keys(obj)) this.set(entityLabel, entityId, columns, known, key, obj[key], source);
   }
 
   /** An instance of a member entity belongs to the main entity through that entity's relations. */
@@ -429,7 +502,7 @@ class HouseholdReader {
     if (given === undefined) {
       if (members < 1) throw new HouseholdError('household.people', `lists no one; give at least one person or household.facts.${countInput}`);
       const container = peopleCount === undefined ? 'household.entities' : 'household.people';
-      this.keep(this.givenTo(mainId), countInput, { value: members, container, key: '', precedence: PRECEDENCE.people });
+      this.keep(this.givenTo(mainId, this.main.entity), this.shape.slots.get(countInput)!, countInput, members, { container, precedence: PRECEDENCE.people }, '');
     } else if (given instanceof Decimal && members > 0 && !given.eq(members)) {
       this.warnings.push(`${this.fieldOf(countInput, mainId)} is ${given}, but ${members} people are listed; the calculation uses ${given}`);
     }
@@ -439,7 +512,7 @@ class HouseholdReader {
   prepared(): PreparedHousehold {
     const { loaded, main, mainId, person, labels, given, nulls } = this;
     const period = monthPeriod(this.periodLabel)!;
-    const defaulted = this.shape.defaulted;
+    const { defaulted, slots } = this.shape;
     // a default is read (and checked, once per package) only when a formula asks for it
     const dataset = new Dataset(
       (slot, id) => {
@@ -453,7 +526,11 @@ class HouseholdReader {
         return undefined;
       },
       // a household's values hold for its period (a rule reading another month takes the default)
-      (slot, id, asked) => (asked.start >= period.start && asked.end <= period.end ? given.get(id)?.get(slot)?.value : undefined),
+      (slot, id, asked) => {
+        if (asked.start < period.start || asked.end > period.end) return undefined;
+        const column = slots.get(slot);
+        return column === undefined ? undefined : given.get(id)?.value(column);
+      },
     );
     for (const { relation, tuple } of this.tuples) dataset.addTuple(relation, tuple, period);
     const fieldOf = (name: string, entityId: string) => this.fieldOf(name, entityId);
@@ -466,8 +543,10 @@ class HouseholdReader {
       mainId,
       warnings: this.warnings,
       origin(slot, entityId) {
-        const value = given.get(entityId)?.get(slot);
-        if (value) return { given: true, field: fieldOfGiven(value), value: value.value };
+        const column = slots.get(slot);
+        const columns = given.get(entityId);
+        const field = column === undefined ? undefined : columns?.field(column);
+        if (field !== undefined) return { given: true, field, value: columns!.value(column!)! };
         const nullField = nulls.get(entityId)?.get(slot);
         return nullField === undefined ? NOT_GIVEN : { given: false, reason: 'null', field: nullField };
       },

@@ -516,6 +516,13 @@ rules:
     expect(omitted).toMatchObject({ outputs: { benefit: 20 }, assumptions: [{ input: 'asset_value', entity: 'Asset', entity_id: 'household', value: 0, reason: 'not_given' }] });
   });
 
+  test('its inputs and the household\'s reach the household\'s id in either order (the id\'s columns widen to both)', () => {
+    // 10 * 2 + 5 = 25 whichever entity the household's id is given for first
+    for (const entities of [{ Asset: { household: { asset_value: 5 } }, Household: { household: { income: 10 } } }, { Household: { household: { income: 10 } }, Asset: { household: { asset_value: 5 } } }]) {
+      expect(calculate(pkg(), { household: { period: '2026-01', entities } })).toMatchObject({ outputs: { benefit: 25 }, warnings: [], assumptions: [] });
+    }
+  });
+
   test('another id for it is an error naming the field and the id to use', () => {
     const err = thrown(() => calculate(pkg(), { household: { facts: { income: 10 }, entities: { Asset: { 'asset-1': { asset_value: 5 } } } } }));
     expect(err).toBeInstanceOf(HouseholdError);
