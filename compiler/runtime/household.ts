@@ -185,60 +185,69 @@ interface GivenIn {
 }
 
 /**
- * The values given to one entity id, in columns by input slot (the package's numbering of its
- * input names): what each holds, under which key and in which object. The columns span the slots
- * of the entity the id was first given for (the id's other entities, rarely, widen them), so a
- * household of hundreds of inputs costs three arrays, not a map entry and an object per input.
- * A field is built from its object and key only when a message needs it.
+ * The values given to one entity id: each value, the key it was given under and the object it
+ * was given in, in the order given, and where each input slot's value is (slots are the package's
+ * numbering of its input names). The slots span those of the entity the id was first given for
+ * (the id's other entities, rarely, widen them), so a household of hundreds of inputs costs a few
+ * arrays, not a map entry and an object per input. A field is built from its object and key only
+ * when a message needs it.
  */
 class GivenColumns {
-  private values: (GivenRaw | undefined)[];
-  private keys: (string | undefined)[];
-  private sources: (GivenIn | undefined)[];
+  /** By slot less `base`: the value's place in the lists below. */
+  private at: (number | undefined)[];
+  private readonly values: GivenRaw[] = [];
+  private readonly keys: string[] = [];
+  private readonly sources: GivenIn[] = [];
 
   /** Slots `base` up to `end` (not included) to begin with. */
   constructor(
     private base: number,
     end: number,
   ) {
-    this.values = new Array(end - base);
-    this.keys = new Array(end - base);
-    this.sources = new Array(end - base);
+    this.at = new Array(end - base);
+  }
+
+  private place(slot: number): number | undefined {
+    const i = slot - this.base;
+    return i >= 0 && i < this.at.length ? this.at[i] : undefined;
   }
 
   value(slot: number): GivenRaw | undefined {
-    const at = slot - this.base;
-    return at >= 0 && at < this.values.length ? this.values[at] : undefined;
+    const k = this.place(slot);
+    return k === undefined ? undefined : this.values[k];
   }
 
   source(slot: number): GivenIn | undefined {
-    const at = slot - this.base;
-    return at >= 0 && at < this.sources.length ? this.sources[at] : undefined;
+    const k = this.place(slot);
+    return k === undefined ? undefined : this.sources[k];
   }
 
   field(slot: number): string | undefined {
-    const source = this.source(slot);
-    return source && fieldText(source.container, this.keys[slot - this.base]!);
+    const k = this.place(slot);
+    return k === undefined ? undefined : fieldText(this.sources[k].container, this.keys[k]);
   }
 
   put(slot: number, value: GivenRaw, key: string, source: GivenIn): void {
-    if (slot < this.base || slot >= this.base + this.values.length) this.widen(slot);
-    const at = slot - this.base;
-    this.values[at] = value;
-    this.keys[at] = key;
-    this.sources[at] = source;
+    const k = this.place(slot);
+    if (k !== undefined) {
+      this.values[k] = value;
+      this.keys[k] = key;
+      this.sources[k] = source;
+      return;
+    }
+    if (slot < this.base || slot >= this.base + this.at.length) this.widen(slot);
+    this.at[slot - this.base] = this.values.length;
+    this.values.push(value);
+    this.keys.push(key);
+    this.sources.push(source);
   }
 
-  /** Make the columns span `slot` too. */
+  /** Make the span take in `slot` too. */
   private widen(slot: number): void {
     const base = Math.min(this.base, slot);
-    const end = Math.max(this.base + this.values.length, slot + 1);
-    const shift = <T>(column: T[]): T[] => {
-      const wider = new Array<T>(end - base);
-      for (let i = 0; i < column.length; i++) wider[i + this.base - base] = column[i];
-      return wider;
-    };
-    [this.values, this.keys, this.sources] = [shift(this.values), shift(this.keys), shift(this.sources)];
+    const wider = new Array<number | undefined>(Math.max(this.base + this.at.length, slot + 1) - base);
+    for (let i = 0; i < this.at.length; i++) wider[i + this.base - base] = this.at[i];
+    this.at = wider;
     this.base = base;
   }
 }
