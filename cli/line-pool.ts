@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { move, Piscina, transferableSymbol, valueSymbol } from 'piscina';
+import { JsonBytes } from '../server/json-bytes.js';
 import { UsageError } from './exit-codes.js';
 import { isOsError, osReason } from './os-errors.js';
 
@@ -30,7 +31,7 @@ export interface LineBatch {
 }
 
 /** What a pool worker answers for a batch: its handler's fields, the output as UTF-8 pieces, and the lines it read. */
-export type PoolResult<R> = Omit<R, 'output'> & { pieces: Uint8Array[]; lines: number; blankLines: number };
+export type PoolResult<R> = R & { pieces: Uint8Array[]; lines: number; blankLines: number };
 
 export interface LinePoolOptions<R> {
   /** The input's bytes, from where the lines start (after a CSV header). */
@@ -47,7 +48,6 @@ export interface LinePoolOptions<R> {
 
 // a byte-order mark is kept as text (as every line's bytes are), never dropped where a batch happens to start
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-const encoder = new TextEncoder();
 
 /** The lines of a raw batch: blank ones counted, not kept; a line's `\r\n` end read as its end. */
 export function readBatch(raw: RawBatch): LineBatch & { blankLines: number } {
@@ -65,38 +65,16 @@ export function readBatch(raw: RawBatch): LineBatch & { blankLines: number } {
   return batch;
 }
 
-/** Output lines are encoded a piece of at least this many characters at a time (a long line is a piece of its own). */
-const PIECE_CHARS = 32 * 1024;
-
 /**
- * Output lines as UTF-8 pieces, each a buffer of its own: a batch's output as one buffer took
- * three times as long to encode on real-size answers (45 KB a line, 11 MB a batch), every page of
- * a fresh allocation that size being touched for the first time.
+ * A pool worker's default export: `handle` writes a batch's output lines into `out` and answers
+ * any fields of its own; the output goes back as the UTF-8 chunks it was written in, each a buffer
+ * of its own, moved to the main thread rather than copied.
  */
-function encodePieces(output: string[]): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
-  let text = '';
-  for (const line of output) {
-    text += `${line}\n`;
-    if (text.length >= PIECE_CHARS) {
-      pieces.push(encoder.encode(text));
-      text = '';
-    }
-  }
-  if (text) pieces.push(encoder.encode(text));
-  return pieces;
-}
-
-/**
- * A pool worker's default export: `handle` turns a batch's lines into its `output` lines (and any
- * fields of its own); they go back as UTF-8 pieces in buffers of their own, moved to the main
- * thread rather than copied.
- */
-export function lineWorker<R extends { output: string[] }>(handle: (batch: LineBatch) => R): (raw: RawBatch) => PoolResult<R> {
+export function lineWorker<R extends object>(handle: (batch: LineBatch, out: JsonBytes) => R): (raw: RawBatch) => PoolResult<R> {
   return (raw) => {
     const batch = readBatch(raw);
-    const { output, ...fields } = handle(batch);
-    const value = { ...fields, pieces: encodePieces(output), lines: batch.lines.length, blankLines: batch.blankLines };
+    const out = new JsonBytes();
+    const value = { ...handle(batch, out), pieces: out.pieces(), lines: batch.lines.length, blankLines: batch.blankLines };
     return move({ [transferableSymbol]: value.pieces.map((p) => p.buffer), [valueSymbol]: value }) as unknown as PoolResult<R>;
   };
 }

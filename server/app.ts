@@ -6,7 +6,7 @@ import { ConnectionGuard, serverOptions } from './connections.js';
 import { heldBack, LogThrottle } from './log-throttle.js';
 import type { ServerContext } from './context.js';
 import { failure, ok, okJson } from './envelope.js';
-import { JsonText } from './response-json.js';
+import { JsonData } from './response-json.js';
 import { ApiError, GENERIC_INTERNAL_MESSAGE } from './errors.js';
 import { ALL_ROUTES } from './routes/index.js';
 import { refusesAsOf, type RouteDef } from './routes/route.js';
@@ -149,7 +149,7 @@ export function buildApp(ctx: ServerContext, options: { logger?: boolean | objec
         const result = await route.handler(ctx, request, reply);
         if (reply.sent) return reply;
         if (route.envelope === false) return result;
-        if (result instanceof JsonText) return reply.status(route.success.status).type('application/json; charset=utf-8').send(okJson(request, env, result.pieces));
+        if (result instanceof JsonData) return reply.status(route.success.status).type('application/json; charset=utf-8').send(okJson(request, env, result));
         return reply.status(route.success.status).send(ok(request, env, result));
       },
     });

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { utf8Bytes } from './response-json.js';
+import { JsonBytes } from './json-bytes.js';
+import type { JsonData } from './response-json.js';
 
 // The success and error envelopes. Every JSON response carries `meta`.
 
@@ -20,9 +21,19 @@ export function ok<T>(request: FastifyRequest, environment: Environment, data: T
   return { status: 'ok' as const, data, meta: meta(request, environment) };
 }
 
-/** `ok` with `data` given as JSON text in pieces: the same envelope as UTF-8, written without re-serialising the data. */
-export function okJson(request: FastifyRequest, environment: Environment, data: string[]): Buffer {
-  return utf8Bytes(['{"status":"ok","data":', ...data, `,"meta":${JSON.stringify(meta(request, environment))}}`]);
+/** Where every JSON response of the data's own writer is written, then copied out at its size: one
+ *  buffer the size of the largest response, reused (a response is written at once, never between
+ *  two turns of the event loop), rather than a buffer per response sized by a guess. */
+const scratch = new JsonBytes();
+const OK_HEAD = Buffer.from('{"status":"ok","data":');
+
+/** `ok` with `data` that writes itself as JSON: the same envelope as UTF-8, the data not re-serialised. */
+export function okJson(request: FastifyRequest, environment: Environment, data: JsonData): Buffer {
+  scratch.clear();
+  scratch.bytes(OK_HEAD);
+  data.write(scratch);
+  scratch.text(`,"meta":${JSON.stringify(meta(request, environment))}}`);
+  return scratch.copy();
 }
 
 export function failure(request: FastifyRequest, environment: Environment, code: string, message: string, data?: unknown, details?: Record<string, unknown>) {

@@ -1,56 +1,31 @@
 import type { Assumption, TraceEntry } from '../compiler/runtime/calculate.js';
+import type { JsonBytes } from './json-bytes.js';
 
-// A calculation's answer as JSON text: exactly what JSON.stringify writes for it, faster. Most of
-// an answer's bytes are the same in every household: a trace entry's rule, variable and sources,
-// an assumption whole. Those are written once per rule (or assumption) and reused, so a response
-// costs its values, not its size; JSON.stringify re-serialised them for every answer (the largest
-// single cost of POST /v1/calculate in the daemon's profile).
+// A calculation's answer as JSON: exactly the UTF-8 of what JSON.stringify writes for it, faster.
+// Most of an answer's bytes are the same in every household: a trace entry's rule, variable and
+// sources, an assumption whole. Those are encoded once per rule (or assumption) and their bytes
+// copied into each answer (json-bytes.ts), so a response costs its values, not its size;
+// JSON.stringify re-serialised them for every answer (the largest single cost of POST
+// /v1/calculate in the daemon's profile).
 
-/** A route's `data` already written as JSON text, in pieces whose concatenation is the JSON (the app writes the envelope around them). */
-export class JsonText {
-  constructor(readonly pieces: string[]) {}
+/** A route's `data`, written as JSON where the app puts it (inside the envelope it writes around it). */
+export class JsonData {
+  constructor(readonly write: (out: JsonBytes) => void) {}
 }
 
-/**
- * Strings as one UTF-8 buffer, each encoded on its own. An answer is a string built of many small
- * pieces; one string of a whole batch costs more to flatten than to encode (a 25-answer batch:
- * encoding it answer by answer halves the cost of writing it, and sending bytes spares Fastify a
- * second pass to count them). Sized for a byte a character, as answers almost always are, and
- * grown when a piece did not fit: `write` stops at the last whole character that fits, so a piece
- * that leaves room for another (4 bytes) was written whole. Counting each piece's bytes first
- * would be a second pass; sizing for the worst case, 3 bytes a character, tripled the daemon's
- * garbage collection.
- */
-export function utf8Bytes(pieces: string[]): Buffer {
-  let unwritten = 0;
-  for (const piece of pieces) unwritten += piece.length;
-  let bytes = Buffer.allocUnsafe(unwritten + SLACK);
-  let end = 0;
-  for (const piece of pieces) {
-    unwritten -= piece.length;
-    let written = bytes.write(piece, end);
-    if (bytes.length - end - written < 4 && written !== Buffer.byteLength(piece)) {
-      const larger = Buffer.allocUnsafe(end + Buffer.byteLength(piece) + unwritten + SLACK);
-      bytes.copy(larger, 0, 0, end);
-      bytes = larger;
-      written = bytes.write(piece, end);
-    }
-    end += written;
-  }
-  return bytes.subarray(0, end);
-}
-
-const SLACK = 4096;
+const COMMA = 0x2c;
+const OPEN_LIST = 0x5b;
+const CLOSE_LIST = 0x5d;
 
 /** `{"rule_id":…,"variable":…,"value":` by rule id (the variable kept to check the entry is that rule's). */
-const traceHeads = new Map<string, { variable: string; head: string }>();
+const traceHeads = new Map<string, { variable: string; head: Buffer }>();
 /** `,"sources":[…],"entity":` by a rule's sources list (shared by every entry of the rule). */
-const traceTails = new WeakMap<string[], string>();
+const traceTails = new WeakMap<string[], Buffer>();
 /** An assumption's JSON: assumptions are shared by every answer that makes them (calculate.ts). */
-const assumptionTexts = new WeakMap<Assumption, string>();
+const assumptionBytes = new WeakMap<Assumption, Buffer>();
 
 /** `"…"}` by entity id: the closing text of an entry (an answer's entries name few entity ids). */
-const traceEnds = new Map<string, string>();
+const traceEnds = new Map<string, Buffer>();
 
 const TRACE_FIELDS = ['rule_id', 'variable', 'value', 'sources', 'entity'];
 
@@ -72,54 +47,83 @@ function valueJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function traceEntryJson(entry: TraceEntry): string {
-  if (!isPlainTraceEntry(entry)) return JSON.stringify(entry); // anything else, as JSON.stringify writes it
+function writeTraceEntry(out: JsonBytes, entry: TraceEntry): void {
+  if (!isPlainTraceEntry(entry)) return out.text(JSON.stringify(entry)); // anything else, as JSON.stringify writes it
   const { rule_id, variable, value, sources, entity } = entry;
   let head = traceHeads.get(rule_id);
-  if (head?.variable !== variable) traceHeads.set(rule_id, (head = { variable, head: `{"rule_id":${JSON.stringify(rule_id)},"variable":${JSON.stringify(variable)},"value":` }));
+  if (head?.variable !== variable) traceHeads.set(rule_id, (head = { variable, head: Buffer.from(`{"rule_id":${JSON.stringify(rule_id)},"variable":${JSON.stringify(variable)},"value":`) }));
   let tail = traceTails.get(sources);
-  if (tail === undefined) traceTails.set(sources, (tail = `,"sources":${JSON.stringify(sources)},"entity":`));
+  if (tail === undefined) traceTails.set(sources, (tail = Buffer.from(`,"sources":${JSON.stringify(sources)},"entity":`)));
   let end = traceEnds.get(entity);
   if (end === undefined) {
-    end = `${JSON.stringify(entity)}}`;
+    end = Buffer.from(`${JSON.stringify(entity)}}`);
     if (traceEnds.size < 10_000) traceEnds.set(entity, end); // entity ids come from households: a bounded cache
   }
-  return head.head + valueJson(value) + tail + end;
+  out.bytes(head.head);
+  out.text(valueJson(value));
+  out.bytes(tail);
+  out.bytes(end);
 }
 
-/** A trace as JSON text (see traceEntryJson). */
-export function traceJson(trace: TraceEntry[]): string {
-  let text = '[';
-  for (let i = 0; i < trace.length; i++) text += (i ? ',' : '') + traceEntryJson(trace[i]);
-  return `${text}]`;
+/** A trace as JSON (see writeTraceEntry). */
+function writeTrace(out: JsonBytes, trace: TraceEntry[]): void {
+  out.byte(OPEN_LIST);
+  for (let i = 0; i < trace.length; i++) {
+    if (i) out.byte(COMMA);
+    writeTraceEntry(out, trace[i]);
+  }
+  out.byte(CLOSE_LIST);
 }
 
-/** Assumptions as JSON text, each written once per package. */
-export function assumptionsJson(assumptions: Assumption[]): string {
-  let text = '[';
+/** Assumptions as JSON, each encoded once per package. */
+function writeAssumptions(out: JsonBytes, assumptions: Assumption[]): void {
+  out.byte(OPEN_LIST);
   for (let i = 0; i < assumptions.length; i++) {
     const a = assumptions[i];
-    let json = assumptionTexts.get(a);
-    if (json === undefined) {
-      json = JSON.stringify(a);
-      if (Object.isFrozen(a)) assumptionTexts.set(a, json); // only the shared ones, which cannot change
-    }
-    text += (i ? ',' : '') + json;
+    if (i) out.byte(COMMA);
+    const bytes = assumptionBytes.get(a);
+    if (bytes !== undefined) out.bytes(bytes);
+    else if (Object.isFrozen(a)) {
+      // only the shared ones, which cannot change
+      const json = Buffer.from(JSON.stringify(a));
+      assumptionBytes.set(a, json);
+      out.bytes(json);
+    } else out.text(JSON.stringify(a));
   }
-  return `${text}]`;
+  out.byte(CLOSE_LIST);
 }
 
 /**
  * An object holding a calculation's answer (a CalculateResponse, or a line of `rules calculate`
- * around one) as JSON text: its `trace` and `assumptions` by the writers above, every other field
- * by JSON.stringify, in the object's own key order, undefined fields left out as JSON.stringify does.
+ * around one) as JSON: its `trace` and `assumptions` by the writers above, every other field by
+ * JSON.stringify, in the object's own key order, undefined fields left out as JSON.stringify does.
+ * The other fields' text is gathered and written between the lists, a piece at a time.
  */
-export function answerJson(answer: object): string {
+export function writeAnswer(out: JsonBytes, answer: object): void {
   let text = '{';
-  for (const [key, value] of Object.entries(answer)) {
+  let first = true;
+  for (const key of Object.keys(answer)) {
+    const value = (answer as Record<string, unknown>)[key];
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
-    const json = key === 'trace' && Array.isArray(value) ? traceJson(value) : key === 'assumptions' && Array.isArray(value) ? assumptionsJson(value) : JSON.stringify(value);
-    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${json}`;
+    text += `${first ? '' : ','}${keyJson(key)}:`;
+    first = false;
+    const list = Array.isArray(value) ? (key === 'trace' ? writeTrace : key === 'assumptions' ? writeAssumptions : undefined) : undefined;
+    if (list) {
+      out.text(text);
+      text = '';
+      list(out, value as never);
+    } else text += JSON.stringify(value);
   }
-  return `${text}}`;
+  out.text(`${text}}`);
+}
+
+/** A key as JSON, kept for the few keys answers have (a bounded cache: anything else may be given). */
+const keyTexts = new Map<string, string>();
+function keyJson(key: string): string {
+  let json = keyTexts.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(key);
+    if (keyTexts.size < 1000) keyTexts.set(key, json);
+  }
+  return json;
 }

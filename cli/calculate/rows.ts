@@ -1,6 +1,7 @@
 import type { Assumption } from '../../compiler/runtime/calculate.js';
 import type { CalculateResponse } from '../../server/calculation.js';
-import { answerJson } from '../../server/response-json.js';
+import type { JsonBytes } from '../../server/json-bytes.js';
+import { writeAnswer } from '../../server/response-json.js';
 import { Decimal } from '../../compiler/values.js';
 
 // The line formats of `rules calculate --input/--output`: JSON Lines or CSV in, JSON Lines or
@@ -97,17 +98,19 @@ export interface LineError {
 const assumptionsCell = (assumptions: Assumption[] | undefined, mainId: string): string =>
   (assumptions ?? []).map((a) => `${a.input}${a.entity_id === null || a.entity_id === mainId ? '' : `[${a.entity_id}]`}=${JSON.stringify(a.value)}`).join('; ');
 
-/** The output line for one household (or its error). `mainId`: the main entity's id, which CSV leaves unsaid. */
-export function formatResult(format: LineFormat, line: number, variables: string[], trace: boolean, result: CalculateResponse | LineError, mainId: string): string {
+/** Writes the output line for one household (or its error), its line end included. `mainId`: the main entity's id, which CSV leaves unsaid. */
+export function writeResult(out: JsonBytes, format: LineFormat, line: number, variables: string[], trace: boolean, result: CalculateResponse | LineError, mainId: string): void {
   const failed = 'code' in result;
   if (format === 'jsonl') {
-    if (failed) return JSON.stringify({ line, error: result });
-    // the trace last, when asked for
-    const { trace: steps, ...rest } = result;
-    return answerJson(trace ? { line, ...rest, trace: steps } : { line, ...rest });
-  }
-  if (failed) return csvRecord([line, ...variables.map(() => ''), '', assumptionsCell(result.assumptions, mainId), `${result.code}: ${result.message}`]);
-  return csvRecord([line, ...variables.map((v) => result.outputs[v]), result.warnings.join('; '), assumptionsCell(result.assumptions, mainId), '']);
+    if (failed) out.text(JSON.stringify({ line, error: result }));
+    else {
+      // the trace last, when asked for
+      const { trace: steps, ...rest } = result;
+      writeAnswer(out, trace ? { line, ...rest, trace: steps } : { line, ...rest });
+    }
+  } else if (failed) out.text(csvRecord([line, ...variables.map(() => ''), '', assumptionsCell(result.assumptions, mainId), `${result.code}: ${result.message}`]));
+  else out.text(csvRecord([line, ...variables.map((v) => result.outputs[v]), result.warnings.join('; '), assumptionsCell(result.assumptions, mainId), '']));
+  out.byte(0x0a);
 }
 
 export const csvHeader = (variables: string[]): string => csvRecord(['line', ...variables, 'warnings', 'assumptions', 'error']);

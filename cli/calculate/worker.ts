@@ -4,7 +4,8 @@ import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { calculateResponse } from '../../server/calculation.js';
 import { ApiError } from '../../server/errors.js';
 import { type LineBatch, lineWorker } from '../line-pool.js';
-import { formatResult, householdFromLine, type LineError, type LineFormat } from './rows.js';
+import type { JsonBytes } from '../../server/json-bytes.js';
+import { householdFromLine, type LineError, type LineFormat, writeResult } from './rows.js';
 
 // A `rules calculate --input` worker: loads the package once, then turns batches of input lines
 // into output lines. Everything per household (parsing, calculating, formatting) happens here,
@@ -24,7 +25,6 @@ export interface WorkerSetup {
 }
 
 export interface BatchResult {
-  output: string[];
   ok: number;
   errors: { line: number; message: string }[];
 }
@@ -48,8 +48,7 @@ function run(line: string) {
   }
 }
 
-function calculateBatch(batch: LineBatch): BatchResult {
-  const output: string[] = [];
+function calculateBatch(batch: LineBatch, out: JsonBytes): BatchResult {
   let ok = 0;
   const errors: BatchResult['errors'] = [];
   batch.lines.forEach((line, k) => {
@@ -57,9 +56,9 @@ function calculateBatch(batch: LineBatch): BatchResult {
     const number = batch.numbers[k];
     if ('code' in result) errors.push({ line: number, message: `${result.code}: ${(result as LineError).message}` });
     else ok++;
-    output.push(formatResult(setup.output, number, setup.variables, setup.trace, result, mainId));
+    writeResult(out, setup.output, number, setup.variables, setup.trace, result, mainId);
   });
-  return { output, ok, errors };
+  return { ok, errors };
 }
 
 export default lineWorker(calculateBatch);

@@ -5,6 +5,7 @@ import type { AccumulatorState } from '../../compiler/diff/summary.js';
 import { LoadedPackage } from '../../compiler/runtime/loaded-package.js';
 import { badResult, compareOne, type DiffResult, newComparer, newSummary, splitTags, summarise } from '../../lib/diff.js';
 import { householdFromCsv, householdFromLine, type LineFormat, parseCsvLine } from '../calculate/rows.js';
+import type { JsonBytes } from '../../server/json-bytes.js';
 import { type LineBatch, lineWorker } from '../line-pool.js';
 import { formatDiffLine } from './lines.js';
 
@@ -32,7 +33,6 @@ export interface DiffWorkerSetup {
 }
 
 export interface DiffBatchResult {
-  output: string[];
   state: AccumulatorState;
 }
 
@@ -62,15 +62,14 @@ function compareLine(line: string, number: number): DiffResult {
   return compareOne(plan, comparer, household, tags, number);
 }
 
-function diffBatch(batch: LineBatch): DiffBatchResult {
+function diffBatch(batch: LineBatch, out: JsonBytes): DiffBatchResult {
   const summary = newSummary(plan);
-  const output: string[] = [];
   batch.lines.forEach((line, k) => {
     const result = compareLine(line, batch.numbers[k]);
     summarise(summary, result);
-    if (setup.output) output.push(formatDiffLine(setup.output, plan, result));
+    if (setup.output) out.text(`${formatDiffLine(setup.output, plan, result)}\n`);
   });
-  return { output, state: summary.state() };
+  return { state: summary.state() };
 }
 
 export default lineWorker(diffBatch);

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CalculateRequest } from '../../compiler/4-package/package-types.js';
 import { runCalculation, runEntry } from '../calculation.js';
 import { ApiError } from '../errors.js';
-import { answerJson, JsonText } from '../response-json.js';
+import { JsonData, writeAnswer } from '../response-json.js';
 import { DEFAULT_MAX_PENDING_JOBS_PER_KEY } from '../config.js';
 import { checkCalculateRequest } from '../schemas.js';
 import { MAX_HOUSEHOLD_PEOPLE } from '../../compiler/runtime/household.js';
@@ -37,7 +37,10 @@ export const calculateRoutes = defineRoutes(
     body: { $ref: 'CalculateRequest' },
     success: { status: 200, description: 'CalculateResponse', schema: { $ref: 'CalculateResponse' } },
     errors: ['invalid_request', 'invalid_household', 'unsupported_parameter', 'payload_too_large', 'unsupported_program', 'runtime_error', ...AUTH_ERRORS],
-    handler: async (ctx, request) => new JsonText([answerJson(runCalculation(ctx.catalog(), request.body as CalculateRequest, ctx.config.calculateTimeoutMs))]),
+    handler: async (ctx, request) => {
+      const answer = runCalculation(ctx.catalog(), request.body as CalculateRequest, ctx.config.calculateTimeoutMs);
+      return new JsonData((out) => writeAnswer(out, answer));
+    },
   },
   {
     method: 'POST',
@@ -68,8 +71,16 @@ export const calculateRoutes = defineRoutes(
       }
       const succeeded = results.filter((r) => r.status === 'ok').length;
       const summary = { total: results.length, succeeded, failed: results.length - succeeded };
-      const entries = results.map((r, i) => `${i ? ',' : ''}${r.status === 'ok' ? `{"status":"ok","result":${answerJson(r.result as object)}}` : JSON.stringify(r)}`);
-      return new JsonText([`{"summary":${JSON.stringify(summary)},"results":[`, ...entries, ']}']);
+      return new JsonData((out) => {
+        out.text(`{"summary":${JSON.stringify(summary)},"results":[`);
+        results.forEach((r, i) => {
+          if (r.status !== 'ok') return out.text(`${i ? ',' : ''}${JSON.stringify(r)}`);
+          out.text(i ? ',{"status":"ok","result":' : '{"status":"ok","result":');
+          writeAnswer(out, r.result as object);
+          out.text('}');
+        });
+        out.text(']}');
+      });
     },
   },
   {

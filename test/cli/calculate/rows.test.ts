@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { formatResult } from '../../../cli/calculate/rows.js';
+import { writeResult } from '../../../cli/calculate/rows.js';
+import { JsonBytes } from '../../../server/json-bytes.js';
 import { calculateResponse } from '../../../server/calculation.js';
 import { loaded } from '../../compiler/bundled.js';
 
@@ -13,7 +14,16 @@ const households = [
   pkg.pkg.sample_request.household,
 ];
 
-describe('formatResult, JSON Lines', () => {
+/** One output line as `rules calculate --input` writes it, read back as text. */
+function formatResult(...args: Parameters<typeof writeResult> extends [JsonBytes, ...infer Rest] ? Rest : never): string {
+  const out = new JsonBytes(512);
+  writeResult(out, ...args);
+  const line = out.copy().toString();
+  expect(line.endsWith('\n')).toBe(true);
+  return line.slice(0, -1);
+}
+
+describe('writeResult, JSON Lines', () => {
   for (const [k, household] of households.entries()) {
     for (const trace of [false, true]) {
       for (const explain of [false, true]) {
