@@ -23,20 +23,30 @@ const [OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT] = [0x5b, 0x7b, 0x5d, 
 /**
  * Whether JSON text nests arrays and objects deeper than `limit` (the outermost container is
  * level 1). One linear pass over the raw text, counting brackets outside strings, so a hostile
- * body cannot make this check itself recurse; malformed text is left to JSON.parse.
+ * body cannot make this check itself recurse; malformed text is left to JSON.parse. A string is
+ * passed over with indexOf, from quote to quote: most of a household's text is its keys (legal
+ * ids of 80 characters), and a character at a time the check cost 47 µs for each.
  */
 export function nestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      if (i < 0) return false; // not closed: malformed
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > limit) return true;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
   }
   return false;
+}
+
+/** Where the string opened at `open` closes: the next quote after it not escaped (an odd run of backslashes before it); -1 if none. */
+function stringEnd(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at >= 0; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (at - backslashes - 1 > open && text.charCodeAt(at - backslashes - 1) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return -1;
 }
