@@ -138,6 +138,20 @@ describe('malformed JSON → 400 invalid_request', () => {
   });
 });
 
+describe('JSON bodies are read as UTF-8 (an ASCII one is copied as it is)', () => {
+  test('text beyond ASCII comes back as sent, in the message naming it', async () => {
+    const name = 'é€😀_income';
+    for (const payload of [JSON.stringify({ ...SNAP_REQUEST, household: { ...SNAP_REQUEST.household, facts: { [name]: 1 } } }), `{"program_id":"snap","jurisdiction":"us","household":{"facts":{"${name}":1}}}`]) {
+      const res = await t.app.inject(json('/v1/calculate', payload));
+      expectError(res, 400, 'invalid_household');
+      expect(res.json().error.message).toContain(`household.facts.${name}`);
+    }
+    // and the same body all ASCII (escapes instead of the characters) reads the same
+    const escaped = await t.app.inject(json('/v1/calculate', `{"program_id":"snap","jurisdiction":"us","household":{"facts":{"\\u00e9\\u20ac\\ud83d\\ude00_income":1}}}`));
+    expect(escaped.json().error.message).toContain(`household.facts.${name}`);
+  });
+});
+
 describe('body limit: 262,144 bytes', () => {
   test('a body of exactly 262,144 bytes is accepted', async () => {
     const body = paddedBody({ query: 'snap allotment' }, BODY_LIMIT);
