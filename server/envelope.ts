@@ -21,9 +21,9 @@ export function ok<T>(request: FastifyRequest, environment: Environment, data: T
   return { status: 'ok' as const, data, meta: meta(request, environment) };
 }
 
-/** Where every JSON response of the data's own writer is written, then copied out at its size: one
- *  buffer the size of the largest response, reused (a response is written at once, never between
- *  two turns of the event loop), rather than a buffer per response sized by a guess. */
+/** The buffer each response whose data writes itself (JsonData) is written into, then copied out at
+ *  its size: one buffer as large as the largest response, reused (a response is written at once,
+ *  never across two turns of the event loop), rather than a buffer per response sized by a guess. */
 const scratch = new JsonBytes();
 const OK_HEAD = Buffer.from('{"status":"ok","data":');
 
