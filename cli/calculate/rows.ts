@@ -110,7 +110,9 @@ export function writeResult(out: JsonBytes, format: LineFormat, line: number, va
     }
   } else if (failed) out.text(csvRecord([line, ...variables.map(() => ''), '', assumptionsCell(result.assumptions, mainId), `${result.code}: ${result.message}`]));
   else out.text(csvRecord([line, ...variables.map((v) => result.outputs[v]), result.warnings.join('; '), assumptionsCell(result.assumptions, mainId), '']));
-  out.byte(0x0a);
+  out.byte(NEWLINE);
 }
+
+const NEWLINE = 0x0a;
 
 export const csvHeader = (variables: string[]): string => csvRecord(['line', ...variables, 'warnings', 'assumptions', 'error']);

@@ -394,8 +394,9 @@ class HouseholdReader {
       columns.put(slot, value, key, source);
       return;
     }
-    if (sameValue(columns.value(slot)!, value)) return;
-    const earlier = { value: columns.value(slot)!, field: columns.field(slot)!, precedence: earlierSource.precedence };
+    const earlierValue = columns.value(slot)!;
+    if (sameValue(earlierValue, value)) return;
+    const earlier = { value: earlierValue, field: columns.field(slot)!, precedence: earlierSource.precedence };
     const next = { value, field: fieldText(source.container, key), precedence: source.precedence };
     const both = `${earlier.field} (${formatGiven(earlier.value)}) and ${next.field} (${formatGiven(next.value)})`;
     if (earlierSource.container === source.container || earlier.precedence === next.precedence) {
