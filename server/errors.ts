@@ -24,7 +24,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_MEANING: Record<ErrorCode, string> = {
-  invalid_request: `malformed JSON, JSON nested more than ${MAX_JSON_DEPTH} levels deep, a missing or invalid field, or an input over its cap; the message states the constraint`,
+  invalid_request: `malformed JSON, a body that is not UTF-8, JSON nested more than ${MAX_JSON_DEPTH} levels deep, a missing or invalid field, or an input over its cap; the message states the constraint`,
   invalid_household: 'the calculation household failed runtime validation; the message names the field',
   unsupported_parameter: 'the reserved parameter `as_of` was supplied',
   unauthorized: 'missing, unknown, expired or revoked key',

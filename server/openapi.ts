@@ -35,7 +35,7 @@ Decisions where the specification is open: GET /v1/admin/audit and GET/POST /v1/
 
 **Limits.** Bodies up to ${BODY_LIMIT_TEXT} bytes (413 \`payload_too_large\`), with arrays and
 objects nested at most ${MAX_JSON_DEPTH} levels deep, the outermost counting as one (400 \`invalid_request\` naming the limit,
-checked before anything else reads the body; the migration endpoint answers it in its own error shape). Per-key fixed-window rate limit,
+checked before anything else reads the body; the migration endpoint answers it in its own error shape); a JSON body is UTF-8 (RFC 8259), and one that is not is 400 \`invalid_request\` saying so. Per-key fixed-window rate limit,
 default 120 requests per 60 s (trial keys 30 per 60 s; per-key overrides at issuance), shared through
 the store; every authenticated response has \`x-ratelimit-limit\`, \`x-ratelimit-remaining\` and
 \`x-ratelimit-reset\` (Unix seconds at the end of the window); a 429 \`rate_limited\` adds

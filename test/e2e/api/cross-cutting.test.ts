@@ -150,6 +150,13 @@ describe('JSON bodies are read as UTF-8 (an ASCII one is copied as it is)', () =
     const escaped = await t.app.inject(json('/v1/calculate', `{"program_id":"snap","jurisdiction":"us","household":{"facts":{"\\u00e9\\u20ac\\ud83d\\ude00_income":1}}}`));
     expect(escaped.json().error.message).toContain(`household.facts.${name}`);
   });
+
+  test('a body that is not UTF-8 is 400 invalid_request saying so, not read with its bad bytes replaced', async () => {
+    const payload = Buffer.concat([Buffer.from('{"program_id":"snap","jurisdiction":"us","household":{"facts":{"caf'), Buffer.from([0xe9]), Buffer.from('":1}}}')]); // latin1 é
+    const res = await t.app.inject({ ...json('/v1/calculate', ''), payload });
+    expectError(res, 400, 'invalid_request');
+    expect(res.json().error.message).toContain('not valid UTF-8');
+  });
 });
 
 describe('body limit: 262,144 bytes', () => {
